@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, LogController } from 'fastify';
+import { installAuthentication } from './auth/authenticate.js';
+import { ApiError } from './errors.js';
+import { checkExpect, EXPECT_LIMIT, installBodyParsing } from './http/body.js';
+import { installCors } from './http/cors.js';
+import { rewriteFormatSegment } from './http/format.js';
+import { sendError } from './http/reply.js';
+import { Router } from './http/routing.js';
+import { installVersions } from './http/versions.js';
+import { registerRoutes } from './routes/index.js';
+import type { Services } from './services.js';
+
+/**
+ * The HTTP application. One request takes one path through it:
+ * wire (format segment, old hosts, Expect) → authentication (OAuth, app kind) → body parsing →
+ * route → domain → serializer, and any error on the way is rendered by the one handler below.
+ */
+export async function buildApp(services: Services): Promise<FastifyInstance> {
+  const { config } = services;
+  const app = Fastify({
+    loggerInstance: services.log as FastifyBaseLogger,
+    // One log line per request only when debugging: at the default level the log holds what went wrong.
+    logController: new LogController({
+      disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
+    }),
+    rewriteUrl: rewriteFormatSegment,
+    bodyLimit: config.bodyLimit,
+    exposeHeadRoutes: false,
+    trustProxy: config.trustProxy,
+    return503OnClosing: true,
+    genReqId: () => randomBytes(8).toString('hex'),
+    routerOptions: { maxParamLength: 500 },
+  });
+
+  // Node answers `Expect: 100-continue` by itself unless someone listens for it: listen, and let a
+  // large body's request reach the 417 below before the client sends the body.
+  app.server.on('checkContinue', (req, res) => {
+    const length = Number(req.headers['content-length']);
+    if (length <= EXPECT_LIMIT) res.writeContinue();
+    app.server.emit('request', req, res);
+  });
+
+  installCors(app);
+  installVersions(app, config, services.wallClock);
+  app.addHook('onRequest', async (request) => checkExpect(request));
+  installAuthentication(app, services);
+  installBodyParsing(app);
+
+  const router = new Router();
+  registerRoutes(router, services);
+  router.install(app);
+
+  app.get('/healthz', { config: { allowedMethods: 'GET' } }, async (_request, reply) => {
+    const database = await services.database.ping();
+    reply
+      .code(database ? 200 : 503)
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify({ status: database ? 'ok' : 'unavailable', database: database ? 'up' : 'down' }));
+  });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    sendError(request, reply, 404, `There is no resource at ${request.method} ${request.url.split('?')[0]}.`);
+  });
+
+  app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) {
+      reply.headers(error.headers);
+      sendError(request, reply, error.status, error.message, error.field, error.code);
+      return;
+    }
+    const status = error.statusCode;
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      sendError(request, reply, 413, `The request body is larger than ${config.bodyLimit} bytes.`);
+      return;
+    }
+    if (status !== undefined && status >= 400 && status < 500) {
+      sendError(request, reply, status, error.message);
+      return;
+    }
+    request.log.error({ err: error, reqId: request.id }, 'unexpected error');
+    sendError(
+      request,
+      reply,
+      500,
+      `Internal server error. The server log has the details under request id ${request.id}.`,
+    );
+  });
+
+  return app;
+}

@@ -1,0 +1,165 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { forbidden, unauthorized } from '../errors.js';
+import { publicOrigin, rawPathAndQuery } from '../http/origin.js';
+import type { RouteConfig } from '../http/routing.js';
+import type { Services } from '../services.js';
+import { findAccessToken, findAppByTokenHash } from '../store/apps.js';
+import type { AppKind } from '../store/schema.js';
+import { accessTokenCredential, appCredential } from './apps.js';
+import { hashToken } from './credentials.js';
+import { OAuthHeaderError, parseAuthorizationHeader, verifySignature } from './oauth.js';
+
+/** Who is calling: set on every authenticated request, read by routes and limits. */
+export interface AuthContext {
+  idApp: number;
+  kind: AppKind;
+  /** The app's owner (whose account type sets the quota). */
+  idOwner: number;
+  /** The user the request acts for; null for widget apps, which act for nobody. */
+  idUser: number | null;
+  idAccessToken: number | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth?: AuthContext;
+  }
+}
+
+/** The sandbox tells client developers what the server signed; production never does. */
+export const BASE_STRING_HEADER = 'X-OAuth-Base-String';
+
+const REQUIRED = ['oauth_consumer_key', 'oauth_nonce', 'oauth_timestamp', 'oauth_signature_method', 'oauth_signature'];
+
+export async function authenticate(request: FastifyRequest, services: Services): Promise<AuthContext> {
+  const header = request.headers.authorization;
+  if (!header) {
+    throw unauthorized(
+      'Authorization header missing: every request must be signed with OAuth 1.0 (Authorization: OAuth realm="…", oauth_consumer_key="…", …).',
+      { code: 'missing_header' },
+    );
+  }
+  let params: Map<string, string>;
+  try {
+    params = parseAuthorizationHeader(header).params;
+  } catch (err) {
+    if (err instanceof OAuthHeaderError) throw unauthorized(err.message, { code: 'malformed_header' });
+    throw err;
+  }
+  if (!params.has('realm')) {
+    throw unauthorized('The OAuth header needs a realm: the request URL without its query string.', {
+      code: 'missing_parameter',
+      field: 'realm',
+    });
+  }
+  for (const name of REQUIRED) {
+    if (!params.get(name)) {
+      throw unauthorized(`The OAuth header needs ${name}.`, { code: 'missing_parameter', field: name });
+    }
+  }
+  if (!params.has('oauth_token')) {
+    throw unauthorized('The OAuth header needs oauth_token (the access token; an empty string for widget apps).', {
+      code: 'missing_parameter',
+      field: 'oauth_token',
+    });
+  }
+  if (params.get('oauth_signature_method') !== 'HMAC-SHA1') {
+    throw unauthorized('oauth_signature_method must be HMAC-SHA1.', { code: 'unsupported_signature_method' });
+  }
+  const version = params.get('oauth_version');
+  if (version !== undefined && version !== '1.0') {
+    throw unauthorized('oauth_version must be 1.0.', { code: 'unsupported_version' });
+  }
+
+  const db = services.database.db;
+  const app = await findAppByTokenHash(db, hashToken(params.get('oauth_consumer_key')!));
+  if (!app) throw unauthorized('Unknown app token (oauth_consumer_key).', { code: 'unknown_app_token' });
+  if (app.revokedAt !== null) throw unauthorized('This app has been revoked.', { code: 'revoked_app' });
+
+  const tokenValue = params.get('oauth_token')!;
+  let idUser: number | null = null;
+  let idAccessToken: number | null = null;
+  let tokenSecret = '';
+  if (app.kind === 'widget') {
+    if (tokenValue !== '') {
+      throw unauthorized('Widget apps have no access token: send oauth_token="" and sign with an empty token secret.', {
+        code: 'unknown_access_token',
+      });
+    }
+  } else {
+    if (tokenValue === '') {
+      throw unauthorized('oauth_token (the access token) is empty; only widget apps sign without one.', {
+        code: 'missing_access_token',
+      });
+    }
+    const token = await findAccessToken(db, app.idApp, hashToken(tokenValue));
+    if (!token) throw unauthorized('Unknown access token (oauth_token) for this app.', { code: 'unknown_access_token' });
+    if (token.revokedAt !== null) throw unauthorized('This access token has been revoked.', { code: 'revoked_access_token' });
+    if (token.expiresAt !== null && token.expiresAt <= services.clock.now()) {
+      throw unauthorized('This access token has expired.', { code: 'expired_access_token' });
+    }
+    idUser = token.idUser;
+    idAccessToken = token.idAccessToken;
+    tokenSecret = accessTokenCredential(services.serverKey, token).secret;
+  }
+
+  // Clients sign with their own clock, so the window is measured against real time, never the
+  // sandbox's movable marketplace clock.
+  const timestamp = params.get('oauth_timestamp')!;
+  const windowSeconds = services.config.oauthWindowSeconds;
+  const nowSeconds = Math.floor(services.wallClock.now() / 1000);
+  if (!/^\d{1,12}$/.test(timestamp) || Math.abs(nowSeconds - Number(timestamp)) > windowSeconds) {
+    throw unauthorized(
+      `oauth_timestamp ${timestamp} is more than ${windowSeconds} seconds away from the server time ${nowSeconds}; sign with the current Unix time in seconds.`,
+      { code: 'stale_timestamp' },
+    );
+  }
+
+  const { origin, basePath } = publicOrigin(request, services.config);
+  const { path, query } = rawPathAndQuery(request);
+  const oauthParams: Array<[string, string]> = [];
+  for (const [k, v] of params) if (k.startsWith('oauth_') && k !== 'oauth_signature') oauthParams.push([k, v]);
+  const result = verifySignature(
+    { method: request.method, origin, path: basePath + path, rawQuery: query, oauthParams },
+    params.get('oauth_signature')!,
+    appCredential(services.serverKey, app).secret,
+    tokenSecret,
+  );
+  if (!result.ok) {
+    if (services.config.mode === 'sandbox') {
+      throw unauthorized(
+        `Invalid signature. The server signed this base string (sandbox mode shows it; production does not): ${result.canonicalBaseString}`,
+        { code: 'invalid_signature', headers: { [BASE_STRING_HEADER]: result.canonicalBaseString } },
+      );
+    }
+    throw unauthorized('Invalid signature.', { code: 'invalid_signature' });
+  }
+
+  const nonceKey = `${app.idApp}:${idAccessToken ?? 0}:${params.get('oauth_nonce')}`;
+  if (await services.nonces.seen(nonceKey, windowSeconds * 2000)) {
+    throw unauthorized('This oauth_nonce has been used already: every request needs a new nonce.', {
+      code: 'reused_nonce',
+    });
+  }
+
+  return { idApp: app.idApp, kind: app.kind, idOwner: app.idUser, idUser, idAccessToken };
+}
+
+const KIND_NAMES: Record<AppKind, string> = { dedicated: 'dedicated', widget: 'widget', thirdParty: 'third-party' };
+
+/** OAuth on every route that declares app kinds; 403 for a kind the route does not admit. */
+export function installAuthentication(app: FastifyInstance, services: Services): void {
+  app.addHook('onRequest', async (request) => {
+    const config = request.routeOptions.config as Partial<RouteConfig> | undefined;
+    const kinds = config?.kinds;
+    if (!kinds) return;
+    const auth = await authenticate(request, services);
+    request.auth = auth;
+    if (!kinds.includes(auth.kind)) {
+      throw forbidden(
+        `This resource is not available to ${KIND_NAMES[auth.kind]} apps (it admits ${kinds.map((k) => KIND_NAMES[k]).join(', ')} apps).`,
+        { code: 'app_kind_not_allowed' },
+      );
+    }
+  });
+}

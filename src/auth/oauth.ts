@@ -1,0 +1,176 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * OAuth 1.0 (RFC 5849) as the Marketplace API uses it: HMAC-SHA1, parameters in the Authorization
+ * header, query parameters signed, body never signed. Pure functions, no I/O: the hook in
+ * `authenticate.ts` looks the credentials up and calls `verifySignature`.
+ *
+ * No npm package verifies this correctly on the server side, hence the hundred lines here.
+ */
+
+export interface OAuthHeader {
+  /** Every `oauth_*` parameter, percent-decoded, plus `realm`. */
+  params: Map<string, string>;
+}
+
+export class OAuthHeaderError extends Error {}
+
+/** RFC 3986 unreserved characters stay; everything else is %XX with upper-case hex (RFC 5849 §3.6). */
+export function percentEncode(s: string): string {
+  return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+function percentDecode(s: string): string {
+  if (!s.includes('%')) return s;
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s; // a stray `%` in a raw value: keep it as sent
+  }
+}
+
+/**
+ * Parses `OAuth realm="…", oauth_consumer_key="…", …`. Parameters may come in any order, with or
+ * without spaces after commas, quoted or not; every value is percent-decoded (RFC 5849 §3.5.1), so a
+ * signature sent raw (`+/=`) or encoded (`%2B%2F%3D`) reads the same.
+ */
+export function parseAuthorizationHeader(header: string): OAuthHeader {
+  const m = /^\s*OAuth\s+/i.exec(header);
+  if (!m) throw new OAuthHeaderError('The Authorization header must use the OAuth scheme.');
+  const rest = header.slice(m[0].length);
+  const params = new Map<string, string>();
+  const re = /\s*([^\s=,]+)\s*=\s*(?:"([^"]*)"|([^\s,]*))\s*(?:,|$)/y;
+  let pos = 0;
+  while (pos < rest.length) {
+    re.lastIndex = pos;
+    const part = re.exec(rest);
+    if (!part) {
+      if (rest.slice(pos).trim() === '') break;
+      throw new OAuthHeaderError('The OAuth Authorization header is not a list of name="value" pairs.');
+    }
+    const name = percentDecode(part[1]!);
+    const value = percentDecode(part[2] ?? part[3] ?? '');
+    if (params.has(name) && name.startsWith('oauth_')) {
+      throw new OAuthHeaderError(`The OAuth parameter ${name} appears more than once.`);
+    }
+    params.set(name, value);
+    pos = re.lastIndex;
+  }
+  return { params };
+}
+
+/** `a=1&b=x+y&b=z` → raw pairs, still encoded. */
+function splitQuery(rawQuery: string): Array<[string, string]> {
+  if (!rawQuery) return [];
+  return rawQuery
+    .split('&')
+    .filter((p) => p !== '')
+    .map((p) => {
+      const i = p.indexOf('=');
+      return i === -1 ? [p, ''] : [p.slice(0, i), p.slice(i + 1)];
+    });
+}
+
+export interface SignatureInput {
+  method: string;
+  /** scheme://host[:port] as the client addressed it (default ports omitted). */
+  origin: string;
+  /** The raw request path, as sent, without the query. */
+  path: string;
+  /** The raw query string, without `?`. */
+  rawQuery: string;
+  /** oauth_* parameters from the header (realm and oauth_signature are left out here). */
+  oauthParams: Array<[string, string]>;
+}
+
+/**
+ * The ways a correct client may have signed the same request. The first is RFC 5849 to the letter;
+ * the others cover what real client libraries do and are tried only when it fails:
+ *  - a `+` in the query read as a literal plus instead of a space (clients that sign the query
+ *    string as they built it with encodeURIComponent-less code);
+ *  - a path signed in its decoded-then-re-encoded form;
+ *  - repeated keys ordered numerically (one client family signs `sellerCountry=2&…=10` that way).
+ */
+export function baseStringCandidates(input: SignatureInput): string[] {
+  const method = input.method.toUpperCase();
+  const hasPlus = input.rawQuery.includes('+');
+  const plusModes = hasPlus ? ['space', 'literal'] : ['space'];
+  const paths = [input.path];
+  const normalizedPath = input.path
+    .split('/')
+    .map((seg) => percentEncode(percentDecode(seg)))
+    .join('/');
+  if (normalizedPath !== input.path) paths.push(normalizedPath);
+
+  const rawPairs = splitQuery(input.rawQuery);
+  const keys = rawPairs.map(([k]) => k);
+  const hasRepeats = new Set(keys).size !== keys.length;
+  const sorts: Array<'rfc' | 'numeric'> = hasRepeats ? ['rfc', 'numeric'] : ['rfc'];
+
+  const out: string[] = [];
+  for (const path of paths) {
+    const url = percentEncode(input.origin + path);
+    for (const plus of plusModes) {
+      const pairs: Array<[string, string]> = [
+        ...input.oauthParams.map(([k, v]): [string, string] => [percentEncode(k), percentEncode(v)]),
+        ...rawPairs.map(([k, v]): [string, string] => {
+          const decode = (s: string) => percentDecode(plus === 'space' ? s.replace(/\+/g, ' ') : s);
+          return [percentEncode(decode(k)), percentEncode(decode(v))];
+        }),
+      ];
+      for (const sort of sorts) {
+        const sorted = [...pairs].sort((a, b) => {
+          if (a[0] !== b[0]) return a[0] < b[0] ? -1 : 1;
+          if (sort === 'numeric') {
+            const na = Number(a[1]);
+            const nb = Number(b[1]);
+            if (!Number.isNaN(na) && !Number.isNaN(nb) && na !== nb) return na - nb;
+          }
+          return a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
+        });
+        const paramString = sorted.map(([k, v]) => `${k}=${v}`).join('&');
+        const base = `${method}&${url}&${percentEncode(paramString)}`;
+        if (!out.includes(base)) out.push(base);
+      }
+    }
+  }
+  return out;
+}
+
+export function signingKey(appSecret: string, tokenSecret: string): string {
+  return `${percentEncode(appSecret)}&${percentEncode(tokenSecret)}`;
+}
+
+export function sign(baseString: string, key: string): string {
+  return createHmac('sha1', key).update(baseString).digest('base64');
+}
+
+export interface VerifyResult {
+  ok: boolean;
+  /** The RFC 5849 base string: what the sandbox shows a client developer on failure. */
+  canonicalBaseString: string;
+}
+
+/** Compares in constant time against every candidate base string. */
+export function verifySignature(
+  input: SignatureInput,
+  signature: string,
+  appSecret: string,
+  tokenSecret: string,
+): VerifyResult {
+  const candidates = baseStringCandidates(input);
+  const key = signingKey(appSecret, tokenSecret);
+  // Node's base64 decoder skips characters it does not know; insist on the canonical form instead.
+  const provided = Buffer.from(signature, 'base64');
+  if (provided.toString('base64') !== signature) return { ok: false, canonicalBaseString: candidates[0]! };
+  let ok = false;
+  for (const base of candidates) {
+    const expected = createHmac('sha1', key).update(base).digest();
+    // Length is public (always 20 bytes for SHA-1); only equal-length buffers are compared.
+    if (provided.length === expected.length && timingSafeEqual(provided, expected)) {
+      ok = true;
+      break;
+    }
+  }
+  return { ok, canonicalBaseString: candidates[0]! };
+}

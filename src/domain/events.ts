@@ -1,0 +1,68 @@
+import type { Tx } from '../store/db.js';
+import { markDelivered, markFailed, pendingEvents } from '../store/events.js';
+import type { DomainContext } from './context.js';
+
+/**
+ * Delivers the outbox (`events` table). A handler runs in its own transaction together with the
+ * claim of its event, so an event's effects happen exactly once even with several instances
+ * polling, and a failing handler leaves the event for a later attempt (at most 10).
+ */
+export type EventHandler = (ctx: DomainContext, tx: Tx, payload: unknown) => Promise<void>;
+
+export class EventDispatcher {
+  private readonly handlers = new Map<string, EventHandler[]>();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+
+  constructor(private readonly ctx: DomainContext) {}
+
+  on(type: string, handler: EventHandler): void {
+    const list = this.handlers.get(type) ?? [];
+    list.push(handler);
+    this.handlers.set(type, list);
+  }
+
+  /** Delivers what is pending now; returns how many events were handled. */
+  deliverPending(batch = 100): Promise<number> {
+    // One delivery pass at a time per process; a second caller waits for the running one.
+    this.running ??= this.pass(batch).finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async pass(batch: number): Promise<number> {
+    let handled = 0;
+    for (;;) {
+      const events = await pendingEvents(this.ctx.database.db, batch);
+      if (events.length === 0) return handled;
+      for (const event of events) {
+        try {
+          await this.ctx.database.transaction(async (tx) => {
+            if (!(await markDelivered(tx, event.idEvent, this.ctx.clock.now()))) return;
+            const payload = JSON.parse(event.payload) as unknown;
+            for (const handler of this.handlers.get(event.type) ?? []) await handler(this.ctx, tx, payload);
+          });
+          handled++;
+        } catch (err) {
+          await markFailed(this.ctx.database.db, event.idEvent, (err as Error).message);
+        }
+      }
+      if (events.length < batch) return handled;
+    }
+  }
+
+  start(intervalMs = 500): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      this.deliverPending().catch(() => {});
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+}

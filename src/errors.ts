@@ -1,0 +1,94 @@
+/**
+ * The only way anything in cardbazaar answers with an error: throw an ApiError (from a route, the
+ * domain or a hook) and the single error handler in `app.ts` renders it as the API's error body.
+ * The domain may throw these too: they carry no HTTP machinery, only the status the API documents.
+ */
+
+export const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  202: 'Accepted',
+  204: 'No Content',
+  206: 'Partial Content',
+  307: 'Temporary Redirect',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  410: 'Gone',
+  412: 'Precondition Failed',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  417: 'Expectation Failed',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  503: 'Service Unavailable',
+};
+
+/** RFC 2616 section links, as the real API's XML error body carries them. */
+const RFC2616_SECTION: Record<number, string> = {
+  400: '10.4.1',
+  401: '10.4.2',
+  403: '10.4.4',
+  404: '10.4.5',
+  405: '10.4.6',
+  410: '10.4.11',
+  412: '10.4.13',
+  413: '10.4.14',
+  415: '10.4.16',
+  417: '10.4.18',
+  500: '10.5.1',
+  501: '10.5.2',
+  503: '10.5.4',
+};
+
+export interface ApiErrorOptions {
+  /** The request element the error is about (`post_data_field`). */
+  field?: string;
+  /** A stable machine-readable code (`internal_error_code`). */
+  code?: string;
+  /** Extra response headers (e.g. `Retry-After`, the sandbox's base string). */
+  headers?: Record<string, string>;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly field: string | undefined;
+  readonly code: string | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, description: string, options: ApiErrorOptions = {}) {
+    super(description);
+    this.name = 'ApiError';
+    this.status = status;
+    this.field = options.field;
+    this.code = options.code;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export const badRequest = (description: string, options?: ApiErrorOptions) =>
+  new ApiError(400, description, options);
+export const unauthorized = (description: string, options?: ApiErrorOptions) =>
+  new ApiError(401, description, options);
+export const forbidden = (description: string, options?: ApiErrorOptions) =>
+  new ApiError(403, description, options);
+export const notFound = (description: string, options?: ApiErrorOptions) =>
+  new ApiError(404, description, options);
+export const preconditionFailed = (description: string, options?: ApiErrorOptions) =>
+  new ApiError(412, description, options);
+
+/** The error entity: the same tree for XML and JSON, key order as the real API writes it. */
+export function errorBody(status: number, description: string, field?: string, code?: string) {
+  const section = RFC2616_SECTION[status];
+  return {
+    mkm_error_description: description,
+    internal_error_code: code ?? null,
+    post_data_field: field ?? null,
+    http_status_code: status,
+    http_status_code_description: STATUS_TEXT[status] ?? 'Error',
+    rfc2616_description_link: section ? `https://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html#sec${section}` : null,
+  };
+}

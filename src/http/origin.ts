@@ -1,0 +1,57 @@
+import type { FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+
+/**
+ * The scheme, host and port a client addressed, which is what it signed (RFC 5849 §3.4.1.2) and
+ * what a `Location` must point to. Behind a reverse proxy the server cannot see it, so it comes
+ * from PUBLIC_BASE_URL, or from `X-Forwarded-Proto`/`X-Forwarded-Host` when TRUST_PROXY is on.
+ * A request to one of the OLD_BASE_URLS keeps its own host: that is the host the client signed.
+ */
+export interface PublicOrigin {
+  /** `https://api.example.org` (default port omitted). */
+  origin: string;
+  /** A path the proxy strips before the request reaches us (from PUBLIC_BASE_URL), or ''. */
+  basePath: string;
+  /** Lower-case host (with port when not the default), as addressed. */
+  host: string;
+}
+
+function first(value: string | string[] | undefined): string | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  return v?.split(',')[0]?.trim() || undefined;
+}
+
+function normalizeHost(scheme: string, host: string): string {
+  const h = host.toLowerCase();
+  if (scheme === 'http' && h.endsWith(':80')) return h.slice(0, -3);
+  if (scheme === 'https' && h.endsWith(':443')) return h.slice(0, -4);
+  return h;
+}
+
+export function requestHost(req: FastifyRequest, config: Config): string {
+  const forwarded = config.trustProxy ? first(req.headers['x-forwarded-host']) : undefined;
+  return (forwarded ?? req.headers.host ?? 'localhost').toLowerCase();
+}
+
+export function publicOrigin(req: FastifyRequest, config: Config): PublicOrigin {
+  const addressed = requestHost(req, config);
+  const addressedBare = addressed.replace(/:\d+$/, '');
+  const isOldHost = config.oldBaseUrls.some((h) => h === addressed || h === addressedBare);
+  if (config.publicBaseUrl && !isOldHost) {
+    const u = new URL(config.publicBaseUrl);
+    const scheme = u.protocol.replace(':', '');
+    const host = normalizeHost(scheme, u.host);
+    return { origin: `${scheme}://${host}`, basePath: u.pathname.replace(/\/+$/, ''), host };
+  }
+  const forwardedProto = config.trustProxy ? first(req.headers['x-forwarded-proto']) : undefined;
+  const scheme = (forwardedProto ?? (config.publicBaseUrl?.startsWith('https') ? 'https' : req.protocol)).toLowerCase();
+  const host = normalizeHost(scheme, addressed);
+  return { origin: `${scheme}://${host}`, basePath: '', host };
+}
+
+/** The request's raw path (as sent, output segment included) and raw query. */
+export function rawPathAndQuery(req: FastifyRequest): { path: string; query: string } {
+  const url = req.originalUrl;
+  const q = url.indexOf('?');
+  return q === -1 ? { path: url, query: '' } : { path: url.slice(0, q), query: url.slice(q + 1) };
+}

@@ -1,0 +1,22 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errorBody } from '../errors.js';
+import { CONTENT_TYPES, formatOf } from './format.js';
+import { type Tree, toXml } from './xml.js';
+
+/** Writes a response tree in the request's format: the one place a body is rendered. */
+export function sendTree(request: FastifyRequest, reply: FastifyReply, status: number, tree: Tree): void {
+  const format = formatOf(request.raw);
+  const body = format === 'json' ? JSON.stringify(tree) : toXml(tree);
+  reply.code(status).type(CONTENT_TYPES[format]).send(body);
+}
+
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  description: string,
+  field?: string,
+  code?: string,
+): void {
+  sendTree(request, reply, status, errorBody(status, description, field, code));
+}

@@ -1,0 +1,158 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthContext } from '../auth/authenticate.js';
+import { ApiError } from '../errors.js';
+import type { AppKind } from '../store/schema.js';
+import { type Format, formatOf } from './format.js';
+import { sendTree } from './reply.js';
+import type { Tree, XmlObject } from './xml.js';
+
+/** The live API's prefix; every route path below is relative to it. */
+export const API_PREFIX = '/ws/v2.0';
+
+export const ALL_KINDS: readonly AppKind[] = ['dedicated', 'widget', 'thirdParty'];
+/** Resources of a user's own account (everything but the public marketplace): no widget apps. */
+export const USER_KINDS: readonly AppKind[] = ['dedicated', 'thirdParty'];
+
+/** What a route handler sees: parsed input only, never Fastify's request or reply. */
+export interface ApiRequest {
+  method: string;
+  params: Record<string, string>;
+  query: Record<string, string | string[] | undefined>;
+  /** Content of the `request` element, or undefined when there was no body. */
+  body: XmlObject | undefined;
+  /** Set on every route that requires authentication. */
+  auth: AuthContext;
+  format: Format;
+  ip: string;
+  /** The Fastify request, for the few wire helpers that need headers or the raw URL. */
+  raw: FastifyRequest;
+}
+
+export interface ApiResponse {
+  status?: number;
+  /** null: no body (204, 307). */
+  body?: Tree | null;
+  headers?: Record<string, string>;
+}
+
+export type Handler = (req: ApiRequest) => Promise<ApiResponse>;
+
+export interface RouteOptions {
+  /** Which app kinds may call this route (spec §5.5, the Ded/Wid/3rd columns of the reference). */
+  kinds: readonly AppKind[];
+}
+
+export const ok = (body: Tree, headers?: Record<string, string>): ApiResponse => ({ status: 200, body, headers });
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+const ALL_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD'] as const;
+
+interface RouteDef {
+  options: RouteOptions;
+  handler: Handler;
+}
+
+/** Per-route data Fastify keeps in `routeOptions.config`, read by the hooks. */
+export interface RouteConfig {
+  /** Methods the resource accepts, for `Access-Control-Allow-Methods` and 405. */
+  allowedMethods: string;
+  /** Present on routes that require OAuth. */
+  kinds?: readonly AppKind[];
+  /** `METHOD /path` (path relative to the prefix): the key limit groups are defined by. */
+  routeKey?: string;
+}
+
+/**
+ * Collects the routes of every resource module, then installs each path once per method, with
+ * OPTIONS (no authentication) and a 405 for the methods the resource does not accept.
+ */
+export class Router {
+  private readonly paths = new Map<string, Map<Method, RouteDef>>();
+
+  private add(method: Method, path: string, options: RouteOptions, handler: Handler): void {
+    let methods = this.paths.get(path);
+    if (!methods) {
+      methods = new Map();
+      this.paths.set(path, methods);
+    }
+    if (methods.has(method)) throw new Error(`route ${method} ${path} is defined twice`);
+    methods.set(method, { options, handler });
+  }
+
+  get(path: string, options: RouteOptions, handler: Handler) {
+    this.add('GET', path, options, handler);
+  }
+  post(path: string, options: RouteOptions, handler: Handler) {
+    this.add('POST', path, options, handler);
+  }
+  put(path: string, options: RouteOptions, handler: Handler) {
+    this.add('PUT', path, options, handler);
+  }
+  delete(path: string, options: RouteOptions, handler: Handler) {
+    this.add('DELETE', path, options, handler);
+  }
+
+  /** Every `METHOD /path` defined, for tables keyed by route (limit groups) to be checked against. */
+  routeKeys(): string[] {
+    const keys: string[] = [];
+    for (const [path, methods] of this.paths) for (const m of methods.keys()) keys.push(`${m} ${path}`);
+    return keys;
+  }
+
+  install(app: FastifyInstance): void {
+    for (const [path, methods] of this.paths) {
+      const allowed = [...methods.keys(), 'OPTIONS'].join(', ');
+      const url = API_PREFIX + path;
+      for (const [method, def] of methods) {
+        const config: RouteConfig = { allowedMethods: allowed, kinds: def.options.kinds, routeKey: `${method} ${path}` };
+        app.route({
+          method,
+          url,
+          config,
+          handler: async (request, reply) => runHandler(def.handler, request, reply),
+        });
+      }
+      app.route({
+        method: 'OPTIONS',
+        url,
+        config: { allowedMethods: allowed } satisfies RouteConfig,
+        handler: async (_request, reply) => {
+          reply.header('Allow', allowed).code(200).send('');
+        },
+      });
+      const others = ALL_METHODS.filter((m) => !methods.has(m as Method));
+      if (others.length > 0) {
+        app.route({
+          method: others as unknown as string[],
+          url,
+          config: { allowedMethods: allowed } satisfies RouteConfig,
+          handler: async (request) => {
+            throw new ApiError(405, `${request.method} is not allowed on this resource; it accepts ${allowed}.`, {
+              headers: { Allow: allowed },
+            });
+          },
+        });
+      }
+    }
+  }
+}
+
+async function runHandler(handler: Handler, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const result = await handler({
+    method: request.method,
+    params: request.params as Record<string, string>,
+    query: request.query as Record<string, string | string[] | undefined>,
+    body: request.body as XmlObject | undefined,
+    auth: request.auth as AuthContext,
+    format: formatOf(request.raw),
+    ip: request.ip,
+    raw: request,
+  });
+  if (result.headers) reply.headers(result.headers);
+  const status = result.status ?? 200;
+  if (result.body === null || result.body === undefined) {
+    reply.code(status).send();
+    return;
+  }
+  sendTree(request, reply, status, result.body);
+}

@@ -1,0 +1,150 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { badRequest } from '../errors.js';
+
+/**
+ * A response tree is what mappers produce and both formats render: objects are elements in key
+ * order, arrays are repeated elements (JSON arrays), `null` is an empty element (JSON null),
+ * `undefined` is left out. Values with `toJSON` (money, timestamps) render through `toXml` in XML.
+ */
+export type TreeValue = unknown;
+export type Tree = { [key: string]: TreeValue };
+
+const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n';
+
+// Characters XML 1.0 cannot carry at all; dropping them beats emitting a document no client parses.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly the characters to drop
+const INVALID_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+
+function escapeText(s: string): string {
+  let out = s;
+  if (/[&<>]/.test(out)) out = out.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  if (INVALID_XML_CHARS.test(out)) out = out.replace(INVALID_XML_CHARS, '');
+  return out;
+}
+
+function writeValue(name: string, value: unknown, parts: string[]): void {
+  if (value === undefined) return;
+  if (value === null) {
+    parts.push(`<${name}/>`);
+    return;
+  }
+  if (Array.isArray(value)) {
+    for (const item of value) writeValue(name, item, parts);
+    return;
+  }
+  switch (typeof value) {
+    case 'string':
+      parts.push(value === '' ? `<${name}/>` : `<${name}>${escapeText(value)}</${name}>`);
+      return;
+    case 'number':
+    case 'boolean':
+      parts.push(`<${name}>${String(value)}</${name}>`);
+      return;
+    default: {
+      const v = value as { toJSON?: () => unknown; toXml?: () => string };
+      if (typeof v.toJSON === 'function') {
+        const text = typeof v.toXml === 'function' ? v.toXml() : String(v.toJSON());
+        parts.push(`<${name}>${escapeText(text)}</${name}>`);
+        return;
+      }
+      parts.push(`<${name}>`);
+      writeChildren(value as Tree, parts);
+      parts.push(`</${name}>`);
+    }
+  }
+}
+
+function writeChildren(tree: Tree, parts: string[]): void {
+  for (const key in tree) writeValue(key, tree[key], parts);
+}
+
+/** Renders a response tree as the API's XML document with root `response`. */
+export function toXml(tree: Tree): string {
+  const parts: string[] = [XML_HEAD, '<response>'];
+  writeChildren(tree, parts);
+  parts.push('</response>');
+  return parts.join('');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading request bodies
+
+/** A parsed request body: element name → string, nested object, or array when repeated. */
+export type XmlNode = string | XmlObject | XmlNode[];
+export interface XmlObject {
+  [key: string]: XmlNode;
+}
+
+const MAX_DEPTH = 32;
+
+const parser = new XMLParser({
+  ignoreAttributes: true,
+  // Strings stay strings: the routes decide what is a number, so "007" or "1e3" cannot slip through.
+  parseTagValue: false,
+  trimValues: true,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  // Entity processing stays on, or `&amp;` would arrive undecoded; DOCTYPE is refused before this.
+  processEntities: true,
+  htmlEntities: true,
+});
+
+/** Element nesting depth, scanned before parsing so a hostile document cannot exhaust the stack. */
+function depthOf(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let i = text.indexOf('<');
+  while (i !== -1) {
+    const next = text.charCodeAt(i + 1);
+    if (next === 47 /* / */) {
+      depth--;
+    } else if (next === 33 /* ! */ || next === 63 /* ? */) {
+      // comment, CDATA or processing instruction: no depth change
+    } else {
+      const end = text.indexOf('>', i);
+      if (end === -1) break;
+      if (text.charCodeAt(end - 1) !== 47) {
+        depth++;
+        if (depth > max) max = depth;
+      }
+      i = end;
+    }
+    i = text.indexOf('<', i + 1);
+  }
+  return max;
+}
+
+/**
+ * Parses an XML request body and returns the content of its `request` root element. Throws a 400
+ * ApiError for anything else: malformed XML, another root, DOCTYPE/ENTITY declarations (entity
+ * expansion attacks), or nesting deeper than any real request needs.
+ */
+export function parseRequestXml(text: string): XmlObject {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (/<!DOCTYPE|<!ENTITY/i.test(body)) {
+    throw badRequest('DOCTYPE and ENTITY declarations are not accepted in request bodies.');
+  }
+  if (depthOf(body) > MAX_DEPTH) {
+    throw badRequest(`The request body is nested deeper than ${MAX_DEPTH} elements.`);
+  }
+  const valid = XMLValidator.validate(body);
+  if (valid !== true) {
+    throw badRequest(`Malformed XML in the request body: ${valid.err.msg} (line ${valid.err.line}).`);
+  }
+  let doc: Record<string, unknown>;
+  try {
+    doc = parser.parse(body) as Record<string, unknown>;
+  } catch (err) {
+    throw badRequest(`Malformed XML in the request body: ${(err as Error).message}`);
+  }
+  const roots = Object.keys(doc);
+  if (roots.length !== 1 || roots[0] !== 'request' || Array.isArray(doc.request)) {
+    throw badRequest('The request body must have exactly one root element, named "request".');
+  }
+  const content = doc.request;
+  if (typeof content === 'string') {
+    if (content.trim() !== '') throw badRequest('The "request" element must contain elements, not text.');
+    return {};
+  }
+  return content as XmlObject;
+}

@@ -1,0 +1,49 @@
+import { revokeAccessTokenById } from '../auth/apps.js';
+import { getAccount, redeemCoupons, setDisplayLanguage, setVacation } from '../domain/account.js';
+import { badRequest } from '../errors.js';
+import { requireBody } from '../http/body.js';
+import { boolean, integer, strings } from '../http/fields.js';
+import { ok, type Router, USER_KINDS } from '../http/routing.js';
+import { accountLinks, mapAccount } from '../mappers/account.js';
+import type { Services } from '../services.js';
+
+/** Account management (spec §2.1, §4.1; reference §1.2). */
+export function accountRoutes(r: Router, services: Services): void {
+  r.get('/account', { kinds: USER_KINDS }, async (req) => {
+    const account = await getAccount(services, req.auth.idUser!);
+    return ok({ account: mapAccount(account), links: accountLinks() });
+  });
+
+  r.put('/account/vacation', { kinds: USER_KINDS }, async (req) => {
+    const onVacation = boolean(req.query, 'onVacation');
+    if (onVacation === undefined) {
+      throw badRequest('onVacation=true or onVacation=false is required in the query string.', { field: 'onVacation' });
+    }
+    const cancelOrders = boolean(req.query, 'cancelOrders') ?? false;
+    const relistItems = boolean(req.query, 'relistItems') ?? false;
+    const { account, message } = await setVacation(services, req.auth.idUser!, onVacation, cancelOrders, relistItems);
+    return ok({ account: mapAccount(account), message, links: accountLinks() });
+  });
+
+  r.put('/account/language', { kinds: USER_KINDS }, async (req) => {
+    const idDisplayLanguage = integer(req.query, 'idDisplayLanguage');
+    if (idDisplayLanguage === undefined) {
+      throw badRequest('idDisplayLanguage (1 to 5) is required in the query string.', { field: 'idDisplayLanguage' });
+    }
+    const account = await setDisplayLanguage(services, req.auth.idUser!, idDisplayLanguage);
+    return ok({ account: mapAccount(account), links: accountLinks() });
+  });
+
+  r.post('/account/coupon', { kinds: USER_KINDS }, async (req) => {
+    const body = requireBody(req.body, '<couponCode>…</couponCode>');
+    const codes = strings(body, 'couponCode').map((c) => c.trim());
+    const { account, coupon } = await redeemCoupons(services, req.auth.idUser!, codes);
+    return ok({ account: mapAccount(account), coupon, links: accountLinks() });
+  });
+
+  // Third-party apps only: ends the session of the user the app acts for.
+  r.post('/account/logout', { kinds: ['thirdParty'] }, async (req) => {
+    await revokeAccessTokenById(services, req.auth.idAccessToken!);
+    return ok({ logout: 'successful' });
+  });
+}

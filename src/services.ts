@@ -1,0 +1,118 @@
+import type { Redis } from 'ioredis';
+import pino, { type Logger } from 'pino';
+import { loadOrCreateKey, sandboxKeyFile } from './auth/credentials.js';
+import { MemoryNonceStore, type NonceStore, RedisNonceStore } from './auth/nonces.js';
+import { type Clock, OffsetClock, systemClock } from './clock.js';
+import type { Config } from './config.js';
+import type { DomainContext } from './domain/context.js';
+import { EventDispatcher } from './domain/events.js';
+import { type Database, openDatabase } from './store/db.js';
+import { migrateToLatest } from './store/migrate.js';
+import { openRedis } from './store/redis.js';
+import { getSetting } from './store/settings.js';
+
+/**
+ * Everything a running cardbazaar holds, built once at start and handed to the HTTP layer, the CLI
+ * and the tests. Tests replace the clocks and the database through `overrides`.
+ */
+export interface Services extends DomainContext {
+  config: Config;
+  database: Database;
+  /** Marketplace time: movable in the sandbox (`cardbazaar clock advance`). */
+  clock: Clock;
+  /** Real time, for what clients measure with their own clocks (OAuth timestamps, the base-URL cutoff). */
+  wallClock: Clock;
+  serverKey: string;
+  nonces: NonceStore;
+  redis: Redis | undefined;
+  events: EventDispatcher;
+  log: Logger;
+  close(): Promise<void>;
+}
+
+export interface ServiceOverrides {
+  clock?: Clock;
+  wallClock?: Clock;
+  database?: Database;
+  log?: Logger;
+}
+
+/** The settings key under which the sandbox keeps its clock offset, shared by all processes. */
+export const CLOCK_OFFSET_SETTING = 'clockOffsetMs';
+
+export async function createServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
+  const log = overrides.log ?? pino({ level: config.logLevel });
+  const database = overrides.database ?? openDatabase(config.databaseUrl);
+  const closers: Array<() => Promise<void>> = [];
+  try {
+    await migrateToLatest(database);
+
+    const serverKey =
+      config.secretKey ??
+      loadOrCreateKey(sandboxKeyFile(database.location, database.dialect === 'sqlite' && database.location !== ':memory:'));
+
+    let clock = overrides.clock;
+    if (!clock) {
+      if (config.mode === 'production') {
+        clock = systemClock;
+      } else {
+        const offsetClock = new OffsetClock(Number((await getSetting(database.db, CLOCK_OFFSET_SETTING)) ?? 0));
+        // The CLI moves the clock from another process; follow it within a second.
+        const timer = setInterval(() => {
+          getSetting(database.db, CLOCK_OFFSET_SETTING)
+            .then((v) => offsetClock.setOffset(Number(v ?? 0)))
+            .catch(() => {});
+        }, 1000);
+        timer.unref();
+        closers.push(async () => clearInterval(timer));
+        clock = offsetClock;
+      }
+    }
+
+    let redis: Redis | undefined;
+    let nonces: NonceStore;
+    if (config.redisUrl) {
+      redis = openRedis(config.redisUrl);
+      const r = redis;
+      // Give Redis a moment at start; if it is not there, start anyway and answer 503 until it is.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 3000);
+        r.once('ready', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      closers.push(async () => {
+        r.disconnect();
+      });
+      nonces = new RedisNonceStore(redis);
+    } else {
+      nonces = new MemoryNonceStore();
+    }
+
+    const ctx = { database, clock };
+    const events = new EventDispatcher(ctx);
+    closers.push(() => events.stop());
+
+    return {
+      config,
+      database,
+      clock,
+      wallClock: overrides.wallClock ?? systemClock,
+      serverKey,
+      nonces,
+      redis,
+      events,
+      log,
+      async close() {
+        for (const close of closers.reverse()) await close();
+        await nonces.close();
+        await database.close();
+      },
+    };
+  } catch (err) {
+    for (const close of closers.reverse()) await close().catch(() => {});
+    await database.close().catch(() => {});
+    throw err;
+  }
+}

@@ -1,0 +1,115 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { DB } from './schema.js';
+import { CachingSqliteDialect } from './sqlite-dialect.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+/** Anything a query can run on: the database itself or an open transaction. */
+export type Executor = Kysely<DB> | Transaction<DB>;
+export type Tx = Transaction<DB>;
+
+export interface Database {
+  readonly db: Kysely<DB>;
+  readonly dialect: Dialect;
+  /** Where the data lives, for messages (the file path, or the PostgreSQL URL without password). */
+  readonly location: string;
+  /**
+   * Runs `fn` in one transaction: all of it is written or none. On PostgreSQL a serialization
+   * failure or deadlock is retried a few times, since the loser of such a race did nothing wrong.
+   */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+// pg returns bigint (int8) columns and COUNT(*) as strings; every bigint here (cents, epoch ms,
+// counts) fits in a double, so numbers are what the rest of the code sees on both dialects.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
+/** `./data/x.sqlite`, `sqlite:./data/x.sqlite`, `sqlite:///abs/x.sqlite` or `:memory:`. */
+export function sqlitePath(url: string): string {
+  const path = url.replace(/^sqlite:(\/\/)?/i, '');
+  return path === ':memory:' ? path : resolve(path);
+}
+
+export function openDatabase(url: string): Database {
+  return isPostgresUrl(url) ? openPostgres(url) : openSqlite(sqlitePath(url));
+}
+
+function openSqlite(path: string): Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const raw = new BetterSqlite3(path);
+  // WAL + NORMAL: a killed process loses nothing it committed (only a power cut can lose the last
+  // commits), at about ten times the write rate of FULL.
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = NORMAL');
+  raw.pragma('busy_timeout = 5000');
+  raw.pragma('foreign_keys = ON');
+  const db = new Kysely<DB>({ dialect: new CachingSqliteDialect(raw) });
+  let closed = false;
+  return {
+    db,
+    dialect: 'sqlite',
+    location: path,
+    transaction: (fn) => db.transaction().execute(fn),
+    async ping() {
+      try {
+        raw.prepare('select 1').get();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}
+
+const RETRYABLE_PG_CODES = new Set(['40001', '40P01']);
+
+function openPostgres(url: string): Database {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // An idle client losing its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  let closed = false;
+  return {
+    db,
+    dialect: 'postgres',
+    location: url.replace(/:[^:@/]*@/, ':***@'),
+    async transaction(fn) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await db.transaction().execute(fn);
+        } catch (err) {
+          const code = (err as { code?: string }).code;
+          if (attempt >= 5 || !code || !RETRYABLE_PG_CODES.has(code)) throw err;
+          await new Promise((r) => setTimeout(r, 5 * attempt + Math.random() * 10));
+        }
+      }
+    },
+    async ping() {
+      try {
+        await pool.query('select 1');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import type { Executor } from './db.js';
+
+/**
+ * The outbox. A change that makes the marketplace act on its own (an order changing state, a wants
+ * alert) appends a row in the same transaction; `domain/events.ts` delivers rows afterwards.
+ */
+export async function appendEvent(db: Executor, type: string, payload: unknown, createdAt: number): Promise<void> {
+  await db
+    .insertInto('events')
+    .values({ type, payload: JSON.stringify(payload), createdAt, deliveredAt: null, attempts: 0, lastError: null })
+    .execute();
+}
+
+export async function pendingEvents(db: Executor, limit: number) {
+  return db
+    .selectFrom('events')
+    .selectAll()
+    .where('deliveredAt', 'is', null)
+    .where('attempts', '<', 10)
+    .orderBy('idEvent')
+    .limit(limit)
+    .execute();
+}
+
+/** Claims one event for delivery; false when another process got it first. */
+export async function markDelivered(db: Executor, idEvent: number, at: number): Promise<boolean> {
+  const r = await db
+    .updateTable('events')
+    .set({ deliveredAt: at })
+    .where('idEvent', '=', idEvent)
+    .where('deliveredAt', 'is', null)
+    .executeTakeFirst();
+  return r.numUpdatedRows === 1n;
+}
+
+export async function markFailed(db: Executor, idEvent: number, error: string): Promise<void> {
+  await db
+    .updateTable('events')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1), lastError: error.slice(0, 1000) }))
+    .where('idEvent', '=', idEvent)
+    .execute();
+}

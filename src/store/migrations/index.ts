@@ -1,0 +1,13 @@
+import type { Migration } from 'kysely';
+import * as m0001 from './0001_foundation.js';
+import * as m0002 from './0002_catalog_core.js';
+
+/**
+ * Every migration, in order. Listed by hand rather than read from a folder so the same list works
+ * from TypeScript sources (tests) and compiled JavaScript (`npm start`). A feature adds its own
+ * file and one line here; a migration that has been released is never edited.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001_foundation': m0001,
+  '0002_catalog_core': m0002,
+};

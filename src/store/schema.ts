@@ -1,0 +1,199 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * Column types of every table, named as the API names things (`idUser`, `idArticle`), so a reader
+ * goes from the spec to the SQL by search. Conventions, the same on SQLite and PostgreSQL:
+ *  - money is integer cents (`bigint`), never a float;
+ *  - time is epoch milliseconds (`bigint`), formatted only by the serializer;
+ *  - flags are integers 0/1 (better-sqlite3 cannot bind booleans).
+ * Each migration that adds tables adds their interfaces here.
+ */
+
+export interface UsersTable {
+  idUser: Generated<number>;
+  username: string;
+  passwordHash: string | null;
+  country: string;
+  /** 0 private, 1 professional (commercial), 2 powerseller. */
+  isCommercial: number;
+  maySell: number;
+  sellerActivation: number;
+  riskGroup: number;
+  lossPercentage: string;
+  reputation: number;
+  shipsFast: number;
+  onVacation: number;
+  idDisplayLanguage: number;
+  firstName: string;
+  lastName: string;
+  company: string | null;
+  addressName: string;
+  addressExtra: string | null;
+  street: string;
+  zip: string;
+  city: string;
+  email: string;
+  phoneNumber: string;
+  vat: string | null;
+  legalInformation: string;
+  registerDate: number;
+  isActivated: number;
+  moneyBalance: number;
+  bonusBalance: number;
+  providerRechargeAmount: number;
+  accountOwner: string;
+  iban: string;
+  bic: string;
+  bankName: string;
+  /** Kept up to date by the order transitions, in the same transaction, so listings stay cheap. */
+  sellCount: number;
+  soldItems: number;
+  avgShippingTime: number;
+  unsentShipments: number;
+}
+
+export type AppKind = 'dedicated' | 'widget' | 'thirdParty';
+
+export interface AppsTable {
+  idApp: Generated<number>;
+  idUser: number;
+  kind: AppKind;
+  name: string;
+  /** SHA-256 of the app token: the token itself is derived from `salt` and the server key. */
+  tokenHash: string;
+  salt: string;
+  callbackUrl: string | null;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+export interface AccessTokensTable {
+  idAccessToken: Generated<number>;
+  idApp: number;
+  /** The user this token acts for (the owner for dedicated apps). */
+  idUser: number;
+  tokenHash: string;
+  salt: string;
+  createdAt: number;
+  expiresAt: number | null;
+  revokedAt: number | null;
+}
+
+export interface CouponsTable {
+  couponCode: string;
+  value: number;
+  createdAt: number;
+  redeemedBy: number | null;
+  redeemedAt: number | null;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+/** The outbox: things the marketplace does on its own, recorded in the transaction that caused them. */
+export interface EventsTable {
+  idEvent: Generated<number>;
+  type: string;
+  /** JSON. */
+  payload: string;
+  createdAt: number;
+  deliveredAt: number | null;
+  attempts: number;
+  lastError: string | null;
+}
+
+export interface GamesTable {
+  idGame: number;
+  name: string;
+  abbreviation: string;
+}
+
+export interface ExpansionsTable {
+  idExpansion: number;
+  idGame: number;
+  enName: string;
+  abbreviation: string;
+  icon: number;
+  releaseDate: number | null;
+  isReleased: number;
+}
+
+export interface MetaproductsTable {
+  idMetaproduct: number;
+  enName: string;
+}
+
+export interface ProductsTable {
+  idProduct: number;
+  idGame: number;
+  idExpansion: number | null;
+  idMetaproduct: number | null;
+  idCategory: number;
+  categoryName: string;
+  enName: string;
+  number: string | null;
+  rarity: string | null;
+  /** 1 for single cards (condition applies), 0 for sealed product and accessories. */
+  isSingle: number;
+  dateAdded: number | null;
+  image: string;
+}
+
+/** Localized product names for the five display languages (1 EN, 2 FR, 3 DE, 4 ES, 5 IT). */
+export interface ProductNamesTable {
+  idProduct: number;
+  idLanguage: number;
+  name: string;
+}
+
+/**
+ * A seller's offer. `count` is the number of copies available to buy right now: copies reserved in
+ * buyers' carts have left it (they sit in the reservation), copies sold sit in the order. An
+ * article whose `count` reaches 0 while copies are still reserved stays, so a released reservation
+ * can return them.
+ */
+export interface ArticlesTable {
+  idArticle: Generated<number>;
+  idUser: number;
+  idProduct: number;
+  idLanguage: number;
+  comments: string;
+  /** Cents. */
+  price: number;
+  condition: string | null;
+  isFoil: number;
+  isSigned: number;
+  isAltered: number;
+  isPlayset: number;
+  isFirstEd: number;
+  isReverseHolo: number;
+  count: number;
+  createdAt: number;
+  lastEdited: number;
+}
+
+export interface DB {
+  users: UsersTable;
+  apps: AppsTable;
+  accessTokens: AccessTokensTable;
+  coupons: CouponsTable;
+  settings: SettingsTable;
+  events: EventsTable;
+  games: GamesTable;
+  expansions: ExpansionsTable;
+  metaproducts: MetaproductsTable;
+  products: ProductsTable;
+  productNames: ProductNamesTable;
+  articles: ArticlesTable;
+}
+
+export type User = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type App = Selectable<AppsTable>;
+export type AccessToken = Selectable<AccessTokensTable>;
+export type Article = Selectable<ArticlesTable>;
+export type NewArticle = Insertable<ArticlesTable>;
+export type Product = Selectable<ProductsTable>;

@@ -1,0 +1,53 @@
+import type { Executor } from './db.js';
+import type { NewUser, User, UserUpdate } from './schema.js';
+
+export async function insertUser(db: Executor, user: NewUser): Promise<User> {
+  return db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findUserById(db: Executor, idUser: number): Promise<User | undefined> {
+  return db.selectFrom('users').selectAll().where('idUser', '=', idUser).executeTakeFirst();
+}
+
+export async function findUserByUsername(db: Executor, username: string): Promise<User | undefined> {
+  return db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+}
+
+/** `:idUser` in the API is an id or an exact username. */
+export async function findUserByIdOrName(db: Executor, idOrName: string): Promise<User | undefined> {
+  if (/^\d+$/.test(idOrName)) {
+    const byId = await findUserById(db, Number(idOrName));
+    if (byId) return byId;
+  }
+  return findUserByUsername(db, idOrName);
+}
+
+export async function updateUser(db: Executor, idUser: number, changes: UserUpdate): Promise<void> {
+  await db.updateTable('users').set(changes).where('idUser', '=', idUser).execute();
+}
+
+export async function countUsers(db: Executor): Promise<number> {
+  const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Adds (or, negative, takes) cents; refuses in SQL to take more than the balance holds. */
+export async function addMoneyBalance(db: Executor, idUser: number, cents: number): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set((eb) => ({ moneyBalance: eb('moneyBalance', '+', cents) }))
+    .where('idUser', '=', idUser)
+    .where((eb) => eb('moneyBalance', '>=', -cents))
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+export async function addBonusBalance(db: Executor, idUser: number, cents: number): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set((eb) => ({ bonusBalance: eb('bonusBalance', '+', cents) }))
+    .where('idUser', '=', idUser)
+    .where((eb) => eb('bonusBalance', '>=', -cents))
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
