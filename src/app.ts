@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  LogController,
+} from 'fastify';
 import { installAuthentication } from './auth/authenticate.js';
 import { ApiError } from './errors.js';
 import { checkExpect, EXPECT_LIMIT, installBodyParsing } from './http/body.js';

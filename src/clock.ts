@@ -43,7 +43,14 @@ export class ManualClock implements Clock {
   }
 }
 
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+const UNITS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+};
 
 /** Parses durations such as `8d`, `90m`, `1h30m`, `2w`, `45s`. */
 export function parseDuration(text: string): number {

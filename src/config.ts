@@ -142,7 +142,13 @@ export const SETTINGS = [
     description:
       'Comma-separated hosts (or base URLs) clients used before the base address moved; requests to them get `Deprecation` and `Sunset` headers until the cutoff, and 410 after it.',
     default: '',
-    parse: (raw) => list(raw).map((u) => u.replace(/^[a-z]+:\/\//i, '').replace(/\/.*$/, '').toLowerCase()),
+    parse: (raw) =>
+      list(raw).map((u) =>
+        u
+          .replace(/^[a-z]+:\/\//i, '')
+          .replace(/\/.*$/, '')
+          .toLowerCase(),
+      ),
   }),
   setting({
     key: 'oldBaseUrlCutoff',

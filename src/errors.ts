@@ -89,6 +89,8 @@ export function errorBody(status: number, description: string, field?: string, c
     post_data_field: field ?? null,
     http_status_code: status,
     http_status_code_description: STATUS_TEXT[status] ?? 'Error',
-    rfc2616_description_link: section ? `https://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html#sec${section}` : null,
+    rfc2616_description_link: section
+      ? `https://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html#sec${section}`
+      : null,
   };
 }

@@ -17,7 +17,10 @@ export interface RunningServer {
  * Starts cardbazaar: migrate, load the demo data into an empty sandbox database, listen, deliver
  * events. `stop` lets in-flight requests finish, then closes the database.
  */
-export async function startServer(config: Config, out: (line: string) => void = console.log): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  out: (line: string) => void = console.log,
+): Promise<RunningServer> {
   const services = await createServices(config);
   try {
     if (config.mode === 'sandbox' && config.demoData) {
@@ -51,8 +54,15 @@ export async function startServer(config: Config, out: (line: string) => void = 
   }
 }
 
-async function printDemoCredentials(services: Services, url: string, out: (line: string) => void): Promise<void> {
-  const lines: string[] = ['', 'Demo credentials (sandbox; derived from the server key, shown on every start):'];
+async function printDemoCredentials(
+  services: Services,
+  url: string,
+  out: (line: string) => void,
+): Promise<void> {
+  const lines: string[] = [
+    '',
+    'Demo credentials (sandbox; derived from the server key, shown on every start):',
+  ];
   for (const username of ['demo-seller', 'demo-buyer', 'demo-powerseller']) {
     const user = await findUserByUsername(services.database.db, username);
     if (!user) continue;
@@ -66,7 +76,10 @@ async function printDemoCredentials(services: Services, url: string, out: (line:
       }
     }
   }
-  lines.push(`  Try it: npx cardbazaar request GET /account --user demo-seller --json   (base ${url}/ws/v2.0)`, '');
+  lines.push(
+    `  Try it: npx cardbazaar request GET /account --user demo-seller --json   (base ${url}/ws/v2.0)`,
+    '',
+  );
   out(lines.join('\n'));
 }
 

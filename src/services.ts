@@ -49,14 +49,18 @@ export async function createServices(config: Config, overrides: ServiceOverrides
 
     const serverKey =
       config.secretKey ??
-      loadOrCreateKey(sandboxKeyFile(database.location, database.dialect === 'sqlite' && database.location !== ':memory:'));
+      loadOrCreateKey(
+        sandboxKeyFile(database.location, database.dialect === 'sqlite' && database.location !== ':memory:'),
+      );
 
     let clock = overrides.clock;
     if (!clock) {
       if (config.mode === 'production') {
         clock = systemClock;
       } else {
-        const offsetClock = new OffsetClock(Number((await getSetting(database.db, CLOCK_OFFSET_SETTING)) ?? 0));
+        const offsetClock = new OffsetClock(
+          Number((await getSetting(database.db, CLOCK_OFFSET_SETTING)) ?? 0),
+        );
         // The CLI moves the clock from another process; follow it within a second.
         const timer = setInterval(() => {
           getSetting(database.db, CLOCK_OFFSET_SETTING)

@@ -143,7 +143,11 @@ export async function describeApps(ctx: AppServices, idUser: number) {
     const cred = appCredential(ctx.serverKey, app);
     const tokens = (await listAccessTokens(ctx.database.db, app.idApp))
       .filter((t) => t.revokedAt === null)
-      .map((t) => ({ idAccessToken: t.idAccessToken, idUser: t.idUser, ...accessTokenCredential(ctx.serverKey, t) }));
+      .map((t) => ({
+        idAccessToken: t.idAccessToken,
+        idUser: t.idUser,
+        ...accessTokenCredential(ctx.serverKey, t),
+      }));
     out.push({
       idApp: app.idApp,
       kind: app.kind,

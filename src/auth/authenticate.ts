@@ -29,7 +29,13 @@ declare module 'fastify' {
 /** The sandbox tells client developers what the server signed; production never does. */
 export const BASE_STRING_HEADER = 'X-OAuth-Base-String';
 
-const REQUIRED = ['oauth_consumer_key', 'oauth_nonce', 'oauth_timestamp', 'oauth_signature_method', 'oauth_signature'];
+const REQUIRED = [
+  'oauth_consumer_key',
+  'oauth_nonce',
+  'oauth_timestamp',
+  'oauth_signature_method',
+  'oauth_signature',
+];
 
 export async function authenticate(request: FastifyRequest, services: Services): Promise<AuthContext> {
   const header = request.headers.authorization;
@@ -58,10 +64,13 @@ export async function authenticate(request: FastifyRequest, services: Services):
     }
   }
   if (!params.has('oauth_token')) {
-    throw unauthorized('The OAuth header needs oauth_token (the access token; an empty string for widget apps).', {
-      code: 'missing_parameter',
-      field: 'oauth_token',
-    });
+    throw unauthorized(
+      'The OAuth header needs oauth_token (the access token; an empty string for widget apps).',
+      {
+        code: 'missing_parameter',
+        field: 'oauth_token',
+      },
+    );
   }
   if (params.get('oauth_signature_method') !== 'HMAC-SHA1') {
     throw unauthorized('oauth_signature_method must be HMAC-SHA1.', { code: 'unsupported_signature_method' });
@@ -82,9 +91,12 @@ export async function authenticate(request: FastifyRequest, services: Services):
   let tokenSecret = '';
   if (app.kind === 'widget') {
     if (tokenValue !== '') {
-      throw unauthorized('Widget apps have no access token: send oauth_token="" and sign with an empty token secret.', {
-        code: 'unknown_access_token',
-      });
+      throw unauthorized(
+        'Widget apps have no access token: send oauth_token="" and sign with an empty token secret.',
+        {
+          code: 'unknown_access_token',
+        },
+      );
     }
   } else {
     if (tokenValue === '') {
@@ -93,8 +105,12 @@ export async function authenticate(request: FastifyRequest, services: Services):
       });
     }
     const token = await findAccessToken(db, app.idApp, hashToken(tokenValue));
-    if (!token) throw unauthorized('Unknown access token (oauth_token) for this app.', { code: 'unknown_access_token' });
-    if (token.revokedAt !== null) throw unauthorized('This access token has been revoked.', { code: 'revoked_access_token' });
+    if (!token)
+      throw unauthorized('Unknown access token (oauth_token) for this app.', {
+        code: 'unknown_access_token',
+      });
+    if (token.revokedAt !== null)
+      throw unauthorized('This access token has been revoked.', { code: 'revoked_access_token' });
     if (token.expiresAt !== null && token.expiresAt <= services.clock.now()) {
       throw unauthorized('This access token has expired.', { code: 'expired_access_token' });
     }
@@ -118,7 +134,8 @@ export async function authenticate(request: FastifyRequest, services: Services):
   const { origin, basePath } = publicOrigin(request, services.config);
   const { path, query } = rawPathAndQuery(request);
   const oauthParams: Array<[string, string]> = [];
-  for (const [k, v] of params) if (k.startsWith('oauth_') && k !== 'oauth_signature') oauthParams.push([k, v]);
+  for (const [k, v] of params)
+    if (k.startsWith('oauth_') && k !== 'oauth_signature') oauthParams.push([k, v]);
   const result = verifySignature(
     { method: request.method, origin, path: basePath + path, rawQuery: query, oauthParams },
     params.get('oauth_signature')!,
@@ -145,7 +162,11 @@ export async function authenticate(request: FastifyRequest, services: Services):
   return { idApp: app.idApp, kind: app.kind, idOwner: app.idUser, idUser, idAccessToken };
 }
 
-const KIND_NAMES: Record<AppKind, string> = { dedicated: 'dedicated', widget: 'widget', thirdParty: 'third-party' };
+const KIND_NAMES: Record<AppKind, string> = {
+  dedicated: 'dedicated',
+  widget: 'widget',
+  thirdParty: 'third-party',
+};
 
 /** OAuth on every route that declares app kinds; 403 for a kind the route does not admit. */
 export function installAuthentication(app: FastifyInstance, services: Services): void {

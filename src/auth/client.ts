@@ -33,7 +33,11 @@ export function authorizationHeader(method: string, url: string, cred: ClientCre
   });
   const signature = sign(base!, signingKey(cred.appSecret, cred.accessTokenSecret));
   const realm = `${origin}${u.pathname}`;
-  const parts = [`realm="${realm}"`, ...oauth.map(([k, v]) => `${k}="${v}"`), `oauth_signature="${signature}"`];
+  const parts = [
+    `realm="${realm}"`,
+    ...oauth.map(([k, v]) => `${k}="${v}"`),
+    `oauth_signature="${signature}"`,
+  ];
   return `OAuth ${parts.join(', ')}`;
 }
 

@@ -48,7 +48,10 @@ export class RedisNonceStore implements NonceStore {
       set = await this.redis.set(this.prefix + key, '1', 'PX', ttlMs, 'NX');
     } catch {
       // Letting the request through unchecked would allow replays; refusing it is the safe answer.
-      throw new ApiError(503, 'The shared state store (Redis) is unreachable, so requests cannot be verified. Try again shortly.');
+      throw new ApiError(
+        503,
+        'The shared state store (Redis) is unreachable, so requests cannot be verified. Try again shortly.',
+      );
     }
     return set === null;
   }

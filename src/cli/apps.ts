@@ -15,7 +15,9 @@ function positiveInt(text: string, what: string): number {
 }
 
 export function registerAppCommands(program: Command): void {
-  const app = program.command('app').description('API apps (dedicated, widget, third-party) and their credentials.');
+  const app = program
+    .command('app')
+    .description('API apps (dedicated, widget, third-party) and their credentials.');
 
   app
     .command('create')
@@ -95,7 +97,11 @@ export function registerAppCommands(program: Command): void {
             idUser: user.idUser,
             expiresAt: days === undefined ? null : services.clock.now() + days * 86_400_000,
           });
-          printJson({ idAccessToken: issued.idAccessToken, accessToken: issued.token, accessTokenSecret: issued.secret });
+          printJson({
+            idAccessToken: issued.idAccessToken,
+            accessToken: issued.token,
+            accessTokenSecret: issued.secret,
+          });
         });
       }),
     );

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { formatTimestamp } from '../mappers/values.js';
 import { parseDuration } from '../clock.js';
+import { formatTimestamp } from '../mappers/values.js';
 import { CLOCK_OFFSET_SETTING } from '../services.js';
 import { getSetting, putSetting } from '../store/settings.js';
 import { CliError, reportErrors, withServices } from './context.js';
@@ -16,7 +16,9 @@ export function registerClockCommands(program: Command): void {
   const show = async (cmd: Command) =>
     withServices(cmd, async (services) => {
       const offset = Number((await getSetting(services.database.db, CLOCK_OFFSET_SETTING)) ?? 0);
-      console.log(`Marketplace time: ${formatTimestamp(Date.now() + offset)} (offset ${offset / 3_600_000} h)`);
+      console.log(
+        `Marketplace time: ${formatTimestamp(Date.now() + offset)} (offset ${offset / 3_600_000} h)`,
+      );
     });
 
   clock
@@ -30,7 +32,8 @@ export function registerClockCommands(program: Command): void {
     .action(
       reportErrors(async (duration: string, _opts: unknown, cmd: Command) => {
         await withServices(cmd, async (services) => {
-          if (services.config.mode === 'production') throw new CliError('The clock cannot be moved in production.');
+          if (services.config.mode === 'production')
+            throw new CliError('The clock cannot be moved in production.');
           let ms: number;
           try {
             ms = parseDuration(duration);

@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { type Config, ConfigError, loadConfig, SETTINGS } from '../config.js';
 import { ApiError } from '../errors.js';
 import { createServices, type Services } from '../services.js';
-import { findUserByUsername } from '../store/users.js';
 import type { User } from '../store/schema.js';
+import { findUserByUsername } from '../store/users.js';
 
 /** Adds every setting as a global option (`--port 9000` beside `PORT=9000`). */
 export function addSettingOptions(program: Command): void {
@@ -11,7 +11,10 @@ export function addSettingOptions(program: Command): void {
     if (s.key === 'mode') {
       program.option(s.flag, s.description);
     } else {
-      program.option(`${s.flag} <value>`, `${s.description} [env ${s.env}${s.default ? `, default ${s.default}` : ''}]`);
+      program.option(
+        `${s.flag} <value>`,
+        `${s.description} [env ${s.env}${s.default ? `, default ${s.default}` : ''}]`,
+      );
     }
   }
 }

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { buildApp } from '../app.js';
 import { describeApps } from '../auth/apps.js';
 import { authorizationHeader, type ClientCredentials } from '../auth/client.js';
-import { buildApp } from '../app.js';
 import { API_PREFIX } from '../http/routing.js';
 import { CliError, reportErrors, userByName, withServices } from './context.js';
 
@@ -15,65 +15,77 @@ export function registerRequestCommand(program: Command): void {
   program
     .command('request <method> <path>')
     .description('Make a signed API request as a user and print status, headers and body.')
-    .requiredOption('--user <username>', 'act as this user, with one of their apps (or a third-party token for them)')
+    .requiredOption(
+      '--user <username>',
+      'act as this user, with one of their apps (or a third-party token for them)',
+    )
     .option('--app <idApp>', 'which app to sign with (default: the first dedicated app)')
     .option('--json', 'ask for JSON (the output.json segment)')
     .option('--body <file>', 'send this file as the XML request body')
     .option('--base-url <url>', 'server address (default: PUBLIC_BASE_URL or http://HOST:PORT)')
     .option('--in-process', 'answer from the database in this process instead of over HTTP')
     .action(
-      reportErrors(async (method: string, path: string, opts: Record<string, string | boolean>, cmd: Command) => {
-        await withServices(cmd, async (services) => {
-          const user = await userByName(services, opts.user as string);
-          const cred = await pickCredentials(services, user.idUser, opts.app as string | undefined);
-          const { config } = services;
-          const base = (opts.baseUrl as string | undefined) ?? config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
-          let rel = path.startsWith(API_PREFIX) ? path.slice(API_PREFIX.length) : path;
-          if (!rel.startsWith('/')) rel = `/${rel}`;
-          const url = `${base.replace(/\/+$/, '')}${API_PREFIX}${opts.json ? '/output.json' : ''}${rel}`;
-          const verb = method.toUpperCase();
-          const body = opts.body ? readFileSync(opts.body as string, 'utf8') : undefined;
-          const headers: Record<string, string> = { Authorization: authorizationHeader(verb, url, cred) };
-          if (body !== undefined) headers['Content-Type'] = 'application/xml; charset=utf-8';
+      reportErrors(
+        async (method: string, path: string, opts: Record<string, string | boolean>, cmd: Command) => {
+          await withServices(cmd, async (services) => {
+            const user = await userByName(services, opts.user as string);
+            const cred = await pickCredentials(services, user.idUser, opts.app as string | undefined);
+            const { config } = services;
+            const base =
+              (opts.baseUrl as string | undefined) ??
+              config.publicBaseUrl ??
+              `http://${config.host}:${config.port}`;
+            let rel = path.startsWith(API_PREFIX) ? path.slice(API_PREFIX.length) : path;
+            if (!rel.startsWith('/')) rel = `/${rel}`;
+            const url = `${base.replace(/\/+$/, '')}${API_PREFIX}${opts.json ? '/output.json' : ''}${rel}`;
+            const verb = method.toUpperCase();
+            const body = opts.body ? readFileSync(opts.body as string, 'utf8') : undefined;
+            const headers: Record<string, string> = { Authorization: authorizationHeader(verb, url, cred) };
+            if (body !== undefined) headers['Content-Type'] = 'application/xml; charset=utf-8';
 
-          let status: number;
-          let responseHeaders: Array<[string, string]>;
-          let text: string;
-          let inProcess = Boolean(opts.inProcess);
-          if (!inProcess) {
-            try {
-              const res = await fetch(url, { method: verb, headers, body, redirect: 'manual' });
-              status = res.status;
-              responseHeaders = [...res.headers.entries()];
-              text = await res.text();
-            } catch (err) {
-              const code = (err as { cause?: { code?: string } }).cause?.code;
-              if (code !== 'ECONNREFUSED') throw err;
-              console.error(`(nothing listens on ${base}; answering in-process from ${services.database.location})`);
-              inProcess = true;
+            let status: number;
+            let responseHeaders: Array<[string, string]>;
+            let text: string;
+            let inProcess = Boolean(opts.inProcess);
+            if (!inProcess) {
+              try {
+                const res = await fetch(url, { method: verb, headers, body, redirect: 'manual' });
+                status = res.status;
+                responseHeaders = [...res.headers.entries()];
+                text = await res.text();
+              } catch (err) {
+                const code = (err as { cause?: { code?: string } }).cause?.code;
+                if (code !== 'ECONNREFUSED') throw err;
+                console.error(
+                  `(nothing listens on ${base}; answering in-process from ${services.database.location})`,
+                );
+                inProcess = true;
+              }
             }
-          }
-          if (inProcess) {
-            const app = await buildApp(services);
-            const u = new URL(url);
-            const res = await app.inject({
-              method: verb as 'GET',
-              url: u.pathname + u.search,
-              headers: { ...headers, host: u.host },
-              payload: body,
-            });
-            status = res.statusCode;
-            responseHeaders = Object.entries(res.headers).map(([k, v]) => [k, String(v)]);
-            text = res.body;
-            await app.close();
-          }
-          console.log(`${verb} ${url}`);
-          console.log(`HTTP ${status!}`);
-          for (const [k, v] of responseHeaders!) console.log(`${k}: ${v}`);
-          console.log('');
-          console.log(opts.json && text!.startsWith('{') ? JSON.stringify(JSON.parse(text!), null, 2) : text!);
-        });
-      }),
+            if (inProcess) {
+              const app = await buildApp(services);
+              const u = new URL(url);
+              const res = await app.inject({
+                method: verb as 'GET',
+                url: u.pathname + u.search,
+                headers: { ...headers, host: u.host },
+                payload: body,
+              });
+              status = res.statusCode;
+              responseHeaders = Object.entries(res.headers).map(([k, v]) => [k, String(v)]);
+              text = res.body;
+              await app.close();
+            }
+            console.log(`${verb} ${url}`);
+            console.log(`HTTP ${status!}`);
+            for (const [k, v] of responseHeaders!) console.log(`${k}: ${v}`);
+            console.log('');
+            console.log(
+              opts.json && text!.startsWith('{') ? JSON.stringify(JSON.parse(text!), null, 2) : text!,
+            );
+          });
+        },
+      ),
     );
 }
 
@@ -83,7 +95,9 @@ async function pickCredentials(
   idApp: string | undefined,
 ): Promise<ClientCredentials> {
   const apps = (await describeApps(services, idUser)).filter((a) => !a.revoked);
-  const chosen = idApp ? apps.find((a) => a.idApp === Number(idApp)) : (apps.find((a) => a.kind === 'dedicated') ?? apps[0]);
+  const chosen = idApp
+    ? apps.find((a) => a.idApp === Number(idApp))
+    : (apps.find((a) => a.kind === 'dedicated') ?? apps[0]);
   if (chosen) {
     const token = chosen.accessTokens.find((t) => t.idUser === idUser);
     return {
@@ -93,5 +107,7 @@ async function pickCredentials(
       accessTokenSecret: token?.secret ?? '',
     };
   }
-  throw new CliError('This user has no app: create one with `cardbazaar app create --user NAME --kind dedicated`.');
+  throw new CliError(
+    'This user has no app: create one with `cardbazaar app create --user NAME --kind dedicated`.',
+  );
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { serveForever } from '../server.js';
 import { seedDemo } from '../seed/index.js';
+import { serveForever } from '../server.js';
 import { openDatabase } from '../store/db.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { configFrom, reportErrors, withServices } from './context.js';

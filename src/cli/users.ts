@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { normalizeCountry, parseAccountType, createUser, fundUser } from '../domain/users.js';
-import { parsePriceCents } from '../domain/money.js';
 import { getAccount } from '../domain/account.js';
+import { parsePriceCents } from '../domain/money.js';
+import { createUser, fundUser, normalizeCountry, parseAccountType } from '../domain/users.js';
 import { mapAccount } from '../mappers/account.js';
 import { printJson, reportErrors, userByName, withServices } from './context.js';
 

@@ -64,9 +64,12 @@ export async function setVacation(
 
 export async function setDisplayLanguage(ctx: DomainContext, idUser: number, idDisplayLanguage: number) {
   if (!(DISPLAY_LANGUAGES as readonly number[]).includes(idDisplayLanguage)) {
-    throw badRequest('idDisplayLanguage must be one of 1 (English), 2 (French), 3 (German), 4 (Spanish), 5 (Italian).', {
-      field: 'idDisplayLanguage',
-    });
+    throw badRequest(
+      'idDisplayLanguage must be one of 1 (English), 2 (French), 3 (German), 4 (Spanish), 5 (Italian).',
+      {
+        field: 'idDisplayLanguage',
+      },
+    );
   }
   return ctx.database.transaction(async (tx) => {
     await updateUser(tx, idUser, { idDisplayLanguage });
@@ -96,7 +99,11 @@ export async function redeemCoupons(
       if (!coupon) {
         results.push({ couponCode, successful: false, message: 'This coupon code does not exist.' });
       } else if (coupon.redeemedBy !== null || !(await claimCoupon(tx, couponCode, idUser, now))) {
-        results.push({ couponCode, successful: false, message: 'This coupon code has already been redeemed.' });
+        results.push({
+          couponCode,
+          successful: false,
+          message: 'This coupon code has already been redeemed.',
+        });
       } else {
         await addBonusBalance(tx, idUser, coupon.value);
         results.push({ couponCode, successful: true, message: 'The coupon has been redeemed.' });
@@ -108,7 +115,8 @@ export async function redeemCoupons(
 
 /** A new single-use coupon worth `valueCents`; the code is random unless given. */
 export async function createCoupon(ctx: DomainContext, valueCents: number, code?: string): Promise<string> {
-  if (!Number.isInteger(valueCents) || valueCents <= 0) throw badRequest('A coupon must be worth more than 0.');
+  if (!Number.isInteger(valueCents) || valueCents <= 0)
+    throw badRequest('A coupon must be worth more than 0.');
   const couponCode = code ?? randomBytes(9).toString('base64url').toUpperCase().replace(/[-_]/g, 'X');
   await insertCoupon(ctx.database.db, couponCode, valueCents, ctx.clock.now());
   return couponCode;

@@ -11,9 +11,12 @@ export function parsePriceCents(text: string, field = 'price'): number {
   const s = text.trim();
   const m = /^(\d{1,9})(?:[.,](\d{1,2}))?$/.exec(s);
   if (!m) {
-    throw badRequest(`"${text}" is not a price: use a decimal number with at most two decimals, e.g. 1,50 or 1.50.`, {
-      field,
-    });
+    throw badRequest(
+      `"${text}" is not a price: use a decimal number with at most two decimals, e.g. 1,50 or 1.50.`,
+      {
+        field,
+      },
+    );
   }
   const cents = Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'));
   return cents;

@@ -38,7 +38,9 @@ export function normalizeCountry(text: string): string {
 export async function createUser(ctx: DomainContext, input: NewUserInput): Promise<User> {
   const username = input.username.trim();
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{2,39}$/.test(username)) {
-    throw badRequest('A username has 3 to 40 letters, digits, dots, dashes or underscores, starting with a letter or digit.');
+    throw badRequest(
+      'A username has 3 to 40 letters, digits, dots, dashes or underscores, starting with a letter or digit.',
+    );
   }
   const balance = input.balanceCents ?? 0;
   if (!Number.isInteger(balance) || balance < 0) throw badRequest('The starting balance cannot be negative.');

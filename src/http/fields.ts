@@ -43,7 +43,8 @@ export function text(obj: Fields | undefined, name: string): string | undefined 
   const v = raw(obj, name);
   if (v === undefined) return undefined;
   if (Array.isArray(v)) throw badRequest(`"${name}" may appear only once.`, { field: name });
-  if (typeof v !== 'string') throw badRequest(`"${name}" must be a value, not nested elements.`, { field: name });
+  if (typeof v !== 'string')
+    throw badRequest(`"${name}" must be a value, not nested elements.`, { field: name });
   return v;
 }
 
@@ -60,10 +61,13 @@ export interface IntOptions {
 
 export function parseInteger(value: string, name: string, { min, max }: IntOptions = {}): number {
   const s = value.trim();
-  if (!/^-?\d{1,15}$/.test(s)) throw badRequest(`"${name}" must be an integer (got "${value}").`, { field: name });
+  if (!/^-?\d{1,15}$/.test(s))
+    throw badRequest(`"${name}" must be an integer (got "${value}").`, { field: name });
   const n = Number(s);
-  if (min !== undefined && n < min) throw badRequest(`"${name}" must be at least ${min} (got ${n}).`, { field: name });
-  if (max !== undefined && n > max) throw badRequest(`"${name}" must be at most ${max} (got ${n}).`, { field: name });
+  if (min !== undefined && n < min)
+    throw badRequest(`"${name}" must be at least ${min} (got ${n}).`, { field: name });
+  if (max !== undefined && n > max)
+    throw badRequest(`"${name}" must be at most ${max} (got ${n}).`, { field: name });
   return n;
 }
 

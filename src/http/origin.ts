@@ -44,7 +44,9 @@ export function publicOrigin(req: FastifyRequest, config: Config): PublicOrigin 
     return { origin: `${scheme}://${host}`, basePath: u.pathname.replace(/\/+$/, ''), host };
   }
   const forwardedProto = config.trustProxy ? first(req.headers['x-forwarded-proto']) : undefined;
-  const scheme = (forwardedProto ?? (config.publicBaseUrl?.startsWith('https') ? 'https' : req.protocol)).toLowerCase();
+  const scheme = (
+    forwardedProto ?? (config.publicBaseUrl?.startsWith('https') ? 'https' : req.protocol)
+  ).toLowerCase();
   const host = normalizeHost(scheme, addressed);
   return { origin: `${scheme}://${host}`, basePath: '', host };
 }

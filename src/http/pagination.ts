@@ -44,7 +44,8 @@ export function pageFromQuery(
 
 /** `/:start` (1-based); an absent start is the unpaginated request. */
 export function pageFromPath(start: string | undefined, pageSize = 100): PageRequest {
-  if (start === undefined || start === '') return { offset: 0, limit: pageSize, paginated: false, form: 'path' };
+  if (start === undefined || start === '')
+    return { offset: 0, limit: pageSize, paginated: false, form: 'path' };
   const n = parseInteger(start, 'start', { min: 1, max: 1_000_000_000 });
   return { offset: n - 1, limit: pageSize, paginated: true, form: 'path' };
 }
@@ -90,9 +91,7 @@ export function paginatedLocation(req: ApiRequest, config: Config, page: PageReq
   if (page.form === 'path') {
     return `${origin}${basePath}${path.replace(/\/+$/, '')}/1${query ? `?${query}` : ''}`;
   }
-  const kept = query
-    .split('&')
-    .filter((p) => p !== '' && !/^(start|maxResults)(=|$)/.test(p));
+  const kept = query.split('&').filter((p) => p !== '' && !/^(start|maxResults)(=|$)/.test(p));
   kept.push('start=0', `maxResults=${page.limit}`);
   return `${origin}${basePath}${path}?${kept.join('&')}`;
 }

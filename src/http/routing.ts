@@ -42,7 +42,11 @@ export interface RouteOptions {
   kinds: readonly AppKind[];
 }
 
-export const ok = (body: Tree, headers?: Record<string, string>): ApiResponse => ({ status: 200, body, headers });
+export const ok = (body: Tree, headers?: Record<string, string>): ApiResponse => ({
+  status: 200,
+  body,
+  headers,
+});
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD'] as const;
@@ -104,7 +108,11 @@ export class Router {
       const allowed = [...methods.keys(), 'OPTIONS'].join(', ');
       const url = API_PREFIX + path;
       for (const [method, def] of methods) {
-        const config: RouteConfig = { allowedMethods: allowed, kinds: def.options.kinds, routeKey: `${method} ${path}` };
+        const config: RouteConfig = {
+          allowedMethods: allowed,
+          kinds: def.options.kinds,
+          routeKey: `${method} ${path}`,
+        };
         app.route({
           method,
           url,
@@ -127,9 +135,13 @@ export class Router {
           url,
           config: { allowedMethods: allowed } satisfies RouteConfig,
           handler: async (request) => {
-            throw new ApiError(405, `${request.method} is not allowed on this resource; it accepts ${allowed}.`, {
-              headers: { Allow: allowed },
-            });
+            throw new ApiError(
+              405,
+              `${request.method} is not allowed on this resource; it accepts ${allowed}.`,
+              {
+                headers: { Allow: allowed },
+              },
+            );
           },
         });
       }

@@ -50,12 +50,15 @@ export function installVersions(app: FastifyInstance, config: Config, wallClock:
     const host = requestHost(request, config);
     const bare = host.replace(/:\d+$/, '');
     if (!config.oldBaseUrls.some((h) => h === host || h === bare)) return;
-    const current = config.publicBaseUrl ? `${config.publicBaseUrl}${API_PREFIX}` : `${API_PREFIX} on the new host`;
+    const current = config.publicBaseUrl
+      ? `${config.publicBaseUrl}${API_PREFIX}`
+      : `${API_PREFIX} on the new host`;
     if (wallClock.now() >= config.oldBaseUrlCutoff) {
       throw new ApiError(410, `This base address is no longer served since ${sunset}. Use ${current}.`);
     }
     reply.header('Deprecation', 'true');
     reply.header('Sunset', sunset);
-    if (config.publicBaseUrl) reply.header('Link', `<${config.publicBaseUrl}${API_PREFIX}>; rel="successor-version"`);
+    if (config.publicBaseUrl)
+      reply.header('Link', `<${config.publicBaseUrl}${API_PREFIX}>; rel="successor-version"`);
   });
 }

@@ -17,18 +17,28 @@ export function accountRoutes(r: Router, services: Services): void {
   r.put('/account/vacation', { kinds: USER_KINDS }, async (req) => {
     const onVacation = boolean(req.query, 'onVacation');
     if (onVacation === undefined) {
-      throw badRequest('onVacation=true or onVacation=false is required in the query string.', { field: 'onVacation' });
+      throw badRequest('onVacation=true or onVacation=false is required in the query string.', {
+        field: 'onVacation',
+      });
     }
     const cancelOrders = boolean(req.query, 'cancelOrders') ?? false;
     const relistItems = boolean(req.query, 'relistItems') ?? false;
-    const { account, message } = await setVacation(services, req.auth.idUser!, onVacation, cancelOrders, relistItems);
+    const { account, message } = await setVacation(
+      services,
+      req.auth.idUser!,
+      onVacation,
+      cancelOrders,
+      relistItems,
+    );
     return ok({ account: mapAccount(account), message, links: accountLinks() });
   });
 
   r.put('/account/language', { kinds: USER_KINDS }, async (req) => {
     const idDisplayLanguage = integer(req.query, 'idDisplayLanguage');
     if (idDisplayLanguage === undefined) {
-      throw badRequest('idDisplayLanguage (1 to 5) is required in the query string.', { field: 'idDisplayLanguage' });
+      throw badRequest('idDisplayLanguage (1 to 5) is required in the query string.', {
+        field: 'idDisplayLanguage',
+      });
     }
     const account = await setDisplayLanguage(services, req.auth.idUser!, idDisplayLanguage);
     return ok({ account: mapAccount(account), links: accountLinks() });

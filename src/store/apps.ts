@@ -28,7 +28,12 @@ export async function listAppsOfUser(db: Executor, idUser: number): Promise<App[
 }
 
 export async function revokeApp(db: Executor, idApp: number, at: number): Promise<void> {
-  await db.updateTable('apps').set({ revokedAt: at }).where('idApp', '=', idApp).where('revokedAt', 'is', null).execute();
+  await db
+    .updateTable('apps')
+    .set({ revokedAt: at })
+    .where('idApp', '=', idApp)
+    .where('revokedAt', 'is', null)
+    .execute();
   await db
     .updateTable('accessTokens')
     .set({ revokedAt: at })
@@ -50,7 +55,11 @@ export async function insertAccessToken(db: Executor, row: NewAccessTokenRow): P
   return db.insertInto('accessTokens').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function findAccessToken(db: Executor, idApp: number, tokenHash: string): Promise<AccessToken | undefined> {
+export async function findAccessToken(
+  db: Executor,
+  idApp: number,
+  tokenHash: string,
+): Promise<AccessToken | undefined> {
   return db
     .selectFrom('accessTokens')
     .selectAll()
@@ -59,12 +68,24 @@ export async function findAccessToken(db: Executor, idApp: number, tokenHash: st
     .executeTakeFirst();
 }
 
-export async function findAccessTokenById(db: Executor, idAccessToken: number): Promise<AccessToken | undefined> {
-  return db.selectFrom('accessTokens').selectAll().where('idAccessToken', '=', idAccessToken).executeTakeFirst();
+export async function findAccessTokenById(
+  db: Executor,
+  idAccessToken: number,
+): Promise<AccessToken | undefined> {
+  return db
+    .selectFrom('accessTokens')
+    .selectAll()
+    .where('idAccessToken', '=', idAccessToken)
+    .executeTakeFirst();
 }
 
 export async function listAccessTokens(db: Executor, idApp: number): Promise<AccessToken[]> {
-  return db.selectFrom('accessTokens').selectAll().where('idApp', '=', idApp).orderBy('idAccessToken').execute();
+  return db
+    .selectFrom('accessTokens')
+    .selectAll()
+    .where('idApp', '=', idApp)
+    .orderBy('idAccessToken')
+    .execute();
 }
 
 export async function revokeAccessToken(db: Executor, idAccessToken: number, at: number): Promise<boolean> {
@@ -77,7 +98,12 @@ export async function revokeAccessToken(db: Executor, idAccessToken: number, at:
   return r.numUpdatedRows === 1n;
 }
 
-export async function revokeActiveTokens(db: Executor, idApp: number, idUser: number, at: number): Promise<void> {
+export async function revokeActiveTokens(
+  db: Executor,
+  idApp: number,
+  idUser: number,
+  at: number,
+): Promise<void> {
   await db
     .updateTable('accessTokens')
     .set({ revokedAt: at })

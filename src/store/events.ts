@@ -4,10 +4,22 @@ import type { Executor } from './db.js';
  * The outbox. A change that makes the marketplace act on its own (an order changing state, a wants
  * alert) appends a row in the same transaction; `domain/events.ts` delivers rows afterwards.
  */
-export async function appendEvent(db: Executor, type: string, payload: unknown, createdAt: number): Promise<void> {
+export async function appendEvent(
+  db: Executor,
+  type: string,
+  payload: unknown,
+  createdAt: number,
+): Promise<void> {
   await db
     .insertInto('events')
-    .values({ type, payload: JSON.stringify(payload), createdAt, deliveredAt: null, attempts: 0, lastError: null })
+    .values({
+      type,
+      payload: JSON.stringify(payload),
+      createdAt,
+      deliveredAt: null,
+      attempts: 0,
+      lastError: null,
+    })
     .execute();
 }
 

@@ -27,7 +27,10 @@ export async function updateUser(db: Executor, idUser: number, changes: UserUpda
 }
 
 export async function countUsers(db: Executor): Promise<number> {
-  const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

@@ -30,8 +30,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('legalInformation', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('registerDate', 'bigint', (c) => c.notNull())
     .addColumn('isActivated', 'integer', (c) => c.notNull().defaultTo(1))
-    .addColumn('moneyBalance', 'bigint', (c) => c.notNull().defaultTo(0).check(sqlNonNegative('moneyBalance')))
-    .addColumn('bonusBalance', 'bigint', (c) => c.notNull().defaultTo(0).check(sqlNonNegative('bonusBalance')))
+    .addColumn('moneyBalance', 'bigint', (c) =>
+      c.notNull().defaultTo(0).check(sqlNonNegative('moneyBalance')),
+    )
+    .addColumn('bonusBalance', 'bigint', (c) =>
+      c.notNull().defaultTo(0).check(sqlNonNegative('bonusBalance')),
+    )
     .addColumn('providerRechargeAmount', 'bigint', (c) => c.notNull().defaultTo(0))
     .addColumn('accountOwner', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('iban', 'text', (c) => c.notNull().defaultTo(''))
@@ -64,7 +68,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('expiresAt', 'bigint')
     .addColumn('revokedAt', 'bigint')
     .execute();
-  await db.schema.createIndex('access_tokens_by_app_user').on('accessTokens').columns(['idApp', 'idUser']).execute();
+  await db.schema
+    .createIndex('access_tokens_by_app_user')
+    .on('accessTokens')
+    .columns(['idApp', 'idUser'])
+    .execute();
 
   await db.schema
     .createTable('coupons')

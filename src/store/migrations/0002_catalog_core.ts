@@ -74,9 +74,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('lastEdited', 'bigint', (c) => c.notNull())
     .execute();
   // The marketplace's cheapest-first page of one product, and a seller's stock in id order.
-  await db.schema.createIndex('articles_by_product_price').on('articles').columns(['idProduct', 'price', 'idArticle']).execute();
+  await db.schema
+    .createIndex('articles_by_product_price')
+    .on('articles')
+    .columns(['idProduct', 'price', 'idArticle'])
+    .execute();
   await db.schema.createIndex('articles_by_user').on('articles').columns(['idUser', 'idArticle']).execute();
-  await db.schema.createIndex('articles_by_user_product').on('articles').columns(['idUser', 'idProduct']).execute();
+  await db.schema
+    .createIndex('articles_by_user_product')
+    .on('articles')
+    .columns(['idUser', 'idProduct'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  baseStringCandidates,
+  parseAuthorizationHeader,
+  percentEncode,
+  sign,
+  signingKey,
+  verifySignature,
+} from './oauth.js';
+
+// Credentials and vectors from the reference (§9), computed by three independent implementations.
+const APP_SECRET = 'pChvrpp6AEOEwxBIIUBOvWcRG3X9xL4Y';
+const TOKEN_SECRET = 'hc1wJAOX02pGGJK2uAv1ZOiwS7I9Tpoe';
+const oauth = (nonce: string, ts: string): Array<[string, string]> => [
+  ['oauth_consumer_key', 'bfaD9xOU0SXBhtBP'],
+  ['oauth_token', 'lBY1xptUJ7ZJSK01x4fNwzw8kAe5b10Q'],
+  ['oauth_nonce', nonce],
+  ['oauth_timestamp', ts],
+  ['oauth_signature_method', 'HMAC-SHA1'],
+  ['oauth_version', '1.0'],
+];
+
+describe('OAuth base string and signature', () => {
+  it('reproduces the reference vector for GET /ws/v1.1/account', () => {
+    const [base] = baseStringCandidates({
+      method: 'get',
+      origin: 'https://api.cardmarket.com',
+      path: '/ws/v1.1/account',
+      rawQuery: '',
+      oauthParams: oauth('53eb1f44909d6', '1407917892'),
+    });
+    assert.equal(
+      base,
+      'GET&https%3A%2F%2Fapi.cardmarket.com%2Fws%2Fv1.1%2Faccount&oauth_consumer_key%3DbfaD9xOU0SXBhtBP%26oauth_nonce%3D53eb1f44909d6%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D1407917892%26oauth_token%3DlBY1xptUJ7ZJSK01x4fNwzw8kAe5b10Q%26oauth_version%3D1.0',
+    );
+    assert.equal(sign(base!, signingKey(APP_SECRET, TOKEN_SECRET)), '163qUUcPtGFLxUzqeCIChErTbKU=');
+  });
+
+  it('signs query parameters (reference vector with start and maxResults)', () => {
+    const input = {
+      method: 'GET',
+      origin: 'https://api.cardmarket.com',
+      path: '/ws/v2.0/users/karmacrow/articles',
+      rawQuery: 'start=0&maxResults=2',
+      oauthParams: oauth('59689e9cf4091', '1500028572'),
+    };
+    const result = verifySignature(input, '88WlTXTVkHIBeWEWAqPFOkb0Jbg=', APP_SECRET, TOKEN_SECRET);
+    assert.equal(result.ok, true);
+    assert.equal(verifySignature(input, '88WlTXTVkHIBeWEWAqPFOkb0Jbh=', APP_SECRET, TOKEN_SECRET).ok, false);
+  });
+
+  it('refuses a signature with extra characters that a lenient base64 decoder would skip', () => {
+    const input = {
+      method: 'GET',
+      origin: 'https://api.cardmarket.com',
+      path: '/ws/v2.0/users/karmacrow/articles',
+      rawQuery: 'start=0&maxResults=2',
+      oauthParams: oauth('59689e9cf4091', '1500028572'),
+    };
+    assert.equal(
+      verifySignature(input, '88WlTXTVkHIBeWEWAqPFOkb0Jbg=!!', APP_SECRET, TOKEN_SECRET).ok,
+      false,
+    );
+  });
+
+  it('percent-encodes as RFC 3986 requires', () => {
+    assert.equal(percentEncode("a b+c/d=e!*'()~._-"), 'a%20b%2Bc%2Fd%3De%21%2A%27%28%29~._-');
+    assert.equal(percentEncode('ä'), '%C3%A4');
+  });
+});
+
+describe('Authorization header parsing', () => {
+  it('reads parameters in any order, with or without spaces, and percent-decodes values', () => {
+    const { params } = parseAuthorizationHeader(
+      'OAuth oauth_signature="ab%2Bc%2F%3D",realm="https%3A%2F%2Fx.test%2Fws",oauth_nonce=n1 ,  oauth_token=""',
+    );
+    assert.equal(params.get('oauth_signature'), 'ab+c/=');
+    assert.equal(params.get('realm'), 'https://x.test/ws');
+    assert.equal(params.get('oauth_nonce'), 'n1');
+    assert.equal(params.get('oauth_token'), '');
+  });
+
+  it('keeps a raw signature with + / = as it is', () => {
+    const { params } = parseAuthorizationHeader('OAuth realm="u", oauth_signature="a+b/c=="');
+    assert.equal(params.get('oauth_signature'), 'a+b/c==');
+  });
+
+  it('rejects other schemes and garbage', () => {
+    assert.throws(() => parseAuthorizationHeader('Basic dXNlcjpwYXNz'));
+    assert.throws(() => parseAuthorizationHeader('OAuth this is not a list'));
+    assert.throws(() => parseAuthorizationHeader('OAuth oauth_nonce="a", oauth_nonce="b"'));
+  });
+});

@@ -1,0 +1,23 @@
+import { Command } from 'commander';
+import { registerAppCommands } from './apps.js';
+import { registerClockCommands } from './clock.js';
+import { addSettingOptions } from './context.js';
+import { registerCouponCommands } from './coupons.js';
+import { registerRequestCommand } from './request.js';
+import { registerServeCommands } from './serve.js';
+import { registerUserCommands } from './users.js';
+
+/** The `cardbazaar` command. Every setting is a global option beside its environment variable. */
+export function buildCli(): Command {
+  const program = new Command('cardbazaar')
+    .description('A self-hosted trading-card marketplace server speaking the Marketplace API 2.0.')
+    .showHelpAfterError();
+  addSettingOptions(program);
+  registerServeCommands(program);
+  registerUserCommands(program);
+  registerAppCommands(program);
+  registerCouponCommands(program);
+  registerClockCommands(program);
+  registerRequestCommand(program);
+  return program;
+}

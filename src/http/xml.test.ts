@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ApiError } from '../errors.js';
+import { money } from '../mappers/values.js';
+import { parseRequestXml, toXml } from './xml.js';
+
+describe('XML writer', () => {
+  it('writes repeated elements for arrays, empty elements for null and empty strings, and skips undefined', () => {
+    const xml = toXml({ a: [1, 2], b: null, c: '', d: undefined, e: { f: true, g: false } });
+    assert.equal(
+      xml,
+      '<?xml version="1.0" encoding="UTF-8"?>\n<response><a>1</a><a>2</a><b/><c/><e><f>true</f><g>false</g></e></response>',
+    );
+  });
+
+  it('escapes text and drops characters XML cannot carry', () => {
+    assert.match(toXml({ t: 'a<b & c>\u0001d' }), /<t>a&lt;b &amp; c&gt;d<\/t>/);
+  });
+
+  it('writes money with two decimals in XML and as a number in JSON', () => {
+    assert.match(toXml({ price: money(150) }), /<price>1.50<\/price>/);
+    assert.equal(JSON.stringify({ price: money(150) }), '{"price":1.5}');
+    assert.match(toXml({ price: money(-5) }), /<price>-0.05<\/price>/);
+  });
+});
+
+describe('XML request parser', () => {
+  const bad = (xml: string) =>
+    assert.throws(
+      () => parseRequestXml(xml),
+      (e: unknown) => e instanceof ApiError && e.status === 400,
+    );
+
+  it('returns the content of the request element, with repeated elements as arrays', () => {
+    assert.deepEqual(
+      parseRequestXml('<?xml version="1.0"?><request><a>1</a><a>2</a><b>x &amp; y</b></request>'),
+      {
+        a: ['1', '2'],
+        b: 'x & y',
+      },
+    );
+    assert.deepEqual(parseRequestXml('<request/>'), {});
+  });
+
+  it('refuses malformed XML, another root, several roots, DOCTYPE, entities and deep nesting', () => {
+    bad('<request><a></request>');
+    bad('<other><a>1</a></other>');
+    bad('<request/><request/>');
+    bad('<!DOCTYPE request [<!ENTITY x "y">]><request>&x;</request>');
+    bad('<request><!ENTITY x "y"></request>');
+    bad(`<request>${'<a>'.repeat(50)}${'</a>'.repeat(50)}</request>`);
+    bad('<request><constructor>1</constructor></request>');
+    bad('not xml at all');
+  });
+});
