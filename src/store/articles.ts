@@ -1,0 +1,112 @@
+import { sql } from 'kysely';
+import type { Executor } from './db.js';
+import type { Article, NewArticle } from './schema.js';
+
+/**
+ * Articles as every feature shows them: the article row with the product facts the Article entity
+ * carries (reference §2.8, §2.10), joined in one query. Listing queries (marketplace, stock, cart)
+ * start from `articleViews` and add their own where/order/limit.
+ */
+export interface ProductFacts {
+  idProduct: number;
+  idGame: number;
+  enName: string;
+  /** The product's name in the article's language, English where that language has none. */
+  locName: string;
+  image: string;
+  idExpansion: number | null;
+  expansionName: string | null;
+  expansionAbbreviation: string | null;
+  expansionIcon: number | null;
+  number: string | null;
+  rarity: string | null;
+  isSingle: number;
+}
+
+export interface ArticleView extends Article {
+  product: ProductFacts;
+}
+
+/** The joined select; every column of `articles` plus the product facts, flat. */
+export function articleViews(db: Executor) {
+  return db
+    .selectFrom('articles as a')
+    .innerJoin('products as p', 'p.idProduct', 'a.idProduct')
+    .leftJoin('expansions as e', 'e.idExpansion', 'p.idExpansion')
+    .leftJoin('productNames as n', (join) =>
+      join.onRef('n.idProduct', '=', 'a.idProduct').onRef('n.idLanguage', '=', 'a.idLanguage'),
+    )
+    .selectAll('a')
+    .select([
+      'p.idGame as p_idGame',
+      'p.enName as p_enName',
+      sql<string>`coalesce(n.name, p."enName")`.as('p_locName'),
+      'p.image as p_image',
+      'p.idExpansion as p_idExpansion',
+      'e.enName as p_expansionName',
+      'e.abbreviation as p_expansionAbbreviation',
+      'e.icon as p_expansionIcon',
+      'p.number as p_number',
+      'p.rarity as p_rarity',
+      'p.isSingle as p_isSingle',
+    ]);
+}
+
+type FlatRow = Article & {
+  p_idGame: number;
+  p_enName: string;
+  p_locName: string;
+  p_image: string;
+  p_idExpansion: number | null;
+  p_expansionName: string | null;
+  p_expansionAbbreviation: string | null;
+  p_expansionIcon: number | null;
+  p_number: string | null;
+  p_rarity: string | null;
+  p_isSingle: number;
+};
+
+/** Shapes a row of `articleViews` into an ArticleView. */
+export function toArticleView(row: FlatRow): ArticleView {
+  const {
+    p_idGame,
+    p_enName,
+    p_locName,
+    p_image,
+    p_idExpansion,
+    p_expansionName,
+    p_expansionAbbreviation,
+    p_expansionIcon,
+    p_number,
+    p_rarity,
+    p_isSingle,
+    ...article
+  } = row;
+  return {
+    ...article,
+    product: {
+      idProduct: article.idProduct,
+      idGame: p_idGame,
+      enName: p_enName,
+      locName: p_locName,
+      image: p_image,
+      idExpansion: p_idExpansion,
+      expansionName: p_expansionName,
+      expansionAbbreviation: p_expansionAbbreviation,
+      expansionIcon: p_expansionIcon,
+      number: p_number,
+      rarity: p_rarity,
+      isSingle: p_isSingle,
+    },
+  };
+}
+
+export async function loadArticleViews(db: Executor, idArticles: number[]): Promise<ArticleView[]> {
+  if (idArticles.length === 0) return [];
+  const rows = await articleViews(db).where('a.idArticle', 'in', idArticles).orderBy('a.idArticle').execute();
+  return rows.map((r) => toArticleView(r as FlatRow));
+}
+
+export async function insertArticle(db: Executor, article: NewArticle): Promise<Article> {
+  return db.insertInto('articles').values(article).returningAll().executeTakeFirstOrThrow();
+}

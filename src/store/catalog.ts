@@ -1,0 +1,35 @@
+import type { Executor } from './db.js';
+import type { ExpansionsTable, GamesTable, ProductsTable } from './schema.js';
+
+/** Plain inserts of catalog rows, used by the demo generator, the importers and test fixtures. */
+
+export async function insertGame(db: Executor, game: GamesTable): Promise<void> {
+  await db.insertInto('games').values(game).execute();
+}
+
+export async function insertExpansion(db: Executor, expansion: ExpansionsTable): Promise<void> {
+  await db.insertInto('expansions').values(expansion).execute();
+}
+
+export async function insertMetaproduct(db: Executor, idMetaproduct: number, enName: string): Promise<void> {
+  await db.insertInto('metaproducts').values({ idMetaproduct, enName }).execute();
+}
+
+/** A product and its localized names (`names[idLanguage]`; English defaults to `enName`). */
+export async function insertProduct(
+  db: Executor,
+  product: ProductsTable,
+  names: Partial<Record<number, string>> = {},
+): Promise<void> {
+  await db.insertInto('products').values(product).execute();
+  const rows = Object.entries({ 1: product.enName, ...names }).map(([idLanguage, name]) => ({
+    idProduct: product.idProduct,
+    idLanguage: Number(idLanguage),
+    name: name as string,
+  }));
+  await db.insertInto('productNames').values(rows).execute();
+}
+
+export async function findProduct(db: Executor, idProduct: number) {
+  return db.selectFrom('products').selectAll().where('idProduct', '=', idProduct).executeTakeFirst();
+}

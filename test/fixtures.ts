@@ -1,0 +1,128 @@
+import { insertArticle } from '../src/store/articles.js';
+import { insertExpansion, insertGame, insertMetaproduct, insertProduct } from '../src/store/catalog.js';
+import type { Article, User } from '../src/store/schema.js';
+import type { TestServer } from './helpers.js';
+
+/**
+ * Small catalog fixtures for tests that need products and articles without the demo catalog.
+ * Ids are allocated from counters so several fixtures can share one database.
+ */
+let nextExpansion = 9000;
+let nextProduct = 900000;
+let nextMetaproduct = 90000;
+
+const GAMES: Record<number, [string, string]> = {
+  1: ['Magic the Gathering', 'MtG'],
+  3: ['Yu-Gi-Oh!', 'YGO'],
+  6: ['Pokémon', 'PKM'],
+};
+
+export async function ensureGame(server: TestServer, idGame = 1): Promise<void> {
+  const db = server.services.database.db;
+  const exists = await db
+    .selectFrom('games')
+    .select('idGame')
+    .where('idGame', '=', idGame)
+    .executeTakeFirst();
+  if (exists) return;
+  const [name, abbreviation] = GAMES[idGame] ?? [`Game ${idGame}`, `G${idGame}`];
+  await insertGame(db, { idGame, name, abbreviation });
+}
+
+export async function createExpansion(
+  server: TestServer,
+  options: { idGame?: number; enName?: string } = {},
+) {
+  const idGame = options.idGame ?? 1;
+  await ensureGame(server, idGame);
+  const idExpansion = nextExpansion++;
+  await insertExpansion(server.services.database.db, {
+    idExpansion,
+    idGame,
+    enName: options.enName ?? `Expansion ${idExpansion}`,
+    abbreviation: `X${idExpansion}`,
+    icon: idExpansion % 500,
+    releaseDate: Date.UTC(2020, 0, 1),
+    isReleased: 1,
+  });
+  return idExpansion;
+}
+
+export interface ProductFixture {
+  idProduct: number;
+  idGame: number;
+  idExpansion: number;
+  enName: string;
+}
+
+export async function createProduct(
+  server: TestServer,
+  options: {
+    idGame?: number;
+    enName?: string;
+    isSingle?: boolean;
+    idExpansion?: number;
+    idMetaproduct?: number | null;
+    names?: Partial<Record<number, string>>;
+    rarity?: string;
+  } = {},
+): Promise<ProductFixture> {
+  const idGame = options.idGame ?? 1;
+  const idExpansion = options.idExpansion ?? (await createExpansion(server, { idGame }));
+  const idProduct = nextProduct++;
+  const enName = options.enName ?? `Test Card ${idProduct}`;
+  const isSingle = options.isSingle ?? true;
+  await insertProduct(
+    server.services.database.db,
+    {
+      idProduct,
+      idGame,
+      idExpansion,
+      idMetaproduct: options.idMetaproduct ?? null,
+      idCategory: isSingle ? 1 : 2,
+      categoryName: isSingle ? 'Magic Single' : 'Magic Booster',
+      enName,
+      number: isSingle ? String(idProduct % 300) : null,
+      rarity: isSingle ? (options.rarity ?? 'Rare') : null,
+      isSingle: isSingle ? 1 : 0,
+      dateAdded: Date.UTC(2020, 0, 1),
+      image: `/img/items/${idGame}/${idProduct}.jpg`,
+    },
+    options.names ?? {},
+  );
+  return { idProduct, idGame, idExpansion, enName };
+}
+
+export async function createMetaproduct(server: TestServer, enName: string): Promise<number> {
+  const id = nextMetaproduct++;
+  await insertMetaproduct(server.services.database.db, id, enName);
+  return id;
+}
+
+/** An article offered by `seller`: defaults to an English NM copy at 1.00, count 1. */
+export async function createArticle(
+  server: TestServer,
+  seller: User,
+  product: ProductFixture,
+  options: Partial<Omit<Article, 'idArticle' | 'idUser' | 'idProduct'>> = {},
+): Promise<Article> {
+  const now = server.clock.now();
+  return insertArticle(server.services.database.db, {
+    idUser: seller.idUser,
+    idProduct: product.idProduct,
+    idLanguage: 1,
+    comments: '',
+    price: 100,
+    condition: 'NM',
+    isFoil: 0,
+    isSigned: 0,
+    isAltered: 0,
+    isPlayset: 0,
+    isFirstEd: 0,
+    isReverseHolo: 0,
+    count: 1,
+    createdAt: now,
+    lastEdited: now,
+    ...options,
+  });
+}
