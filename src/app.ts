@@ -5,7 +5,7 @@ import Fastify, {
   type FastifyInstance,
   LogController,
 } from 'fastify';
-import { installAuthentication } from './auth/authenticate.js';
+import { authenticationHook } from './auth/authenticate.js';
 import { ApiError } from './errors.js';
 import { checkExpect, EXPECT_LIMIT, installBodyParsing } from './http/body.js';
 import { installCors } from './http/cors.js';
@@ -15,6 +15,11 @@ import { Router } from './http/routing.js';
 import { installVersions } from './http/versions.js';
 import { registerRoutes } from './routes/index.js';
 import type { Services } from './services.js';
+
+// Request ids: a random per-process prefix and a counter, unique without randomness per request.
+const REQUEST_ID_PREFIX = randomBytes(4).toString('hex');
+let requestCounter = 0;
+const nextRequestId = () => `${REQUEST_ID_PREFIX}${(++requestCounter).toString(16).padStart(8, '0')}`;
 
 /**
  * The HTTP application. One request takes one path through it:
@@ -34,7 +39,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     exposeHeadRoutes: false,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
-    genReqId: () => randomBytes(8).toString('hex'),
+    genReqId: nextRequestId,
     routerOptions: { maxParamLength: 500 },
   });
 
@@ -49,16 +54,16 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   installCors(app);
   installVersions(app, config, services.wallClock);
   app.addHook('onRequest', async (request) => checkExpect(request));
-  installAuthentication(app, services);
   installBodyParsing(app);
 
   const router = new Router();
   registerRoutes(router, services);
-  router.install(app);
+  router.install(app, (route) => (route.kinds ? [authenticationHook(services, route.kinds)] : []));
 
-  app.get('/healthz', { config: { allowedMethods: 'GET' } }, async (_request, reply) => {
+  app.get('/healthz', async (_request, reply) => {
     const database = await services.database.ping();
     reply
+      .header('Access-Control-Allow-Methods', 'GET')
       .code(database ? 200 : 503)
       .type('application/json; charset=utf-8')
       .send(JSON.stringify({ status: database ? 'ok' : 'unavailable', database: database ? 'up' : 'down' }));

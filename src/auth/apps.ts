@@ -13,6 +13,7 @@ import {
 } from '../store/apps.js';
 import type { AccessToken, App, AppKind } from '../store/schema.js';
 import { findUserById } from '../store/users.js';
+import { forgetCredentials } from './cache.js';
 import { type Credential, deriveCredential, hashToken, newSalt } from './credentials.js';
 
 /**
@@ -107,7 +108,10 @@ export async function createAccessToken(
     }
     if (!(await findUserById(tx, input.idUser))) throw notFound(`User ${input.idUser} does not exist.`);
     const now = ctx.clock.now();
-    if (app.kind === 'dedicated') await revokeActiveTokens(tx, app.idApp, input.idUser, now);
+    if (app.kind === 'dedicated') {
+      await revokeActiveTokens(tx, app.idApp, input.idUser, now);
+      forgetCredentials();
+    }
     const salt = newSalt();
     const cred = deriveCredential(ctx.serverKey, 'access', salt);
     const row = await insertAccessToken(tx, {
@@ -127,12 +131,14 @@ export async function revokeAppById(ctx: DomainContext, idApp: number): Promise<
     if (!(await findAppById(tx, idApp))) throw notFound(`App ${idApp} does not exist.`);
     await revokeApp(tx, idApp, ctx.clock.now());
   });
+  forgetCredentials();
 }
 
 export async function revokeAccessTokenById(ctx: DomainContext, idAccessToken: number): Promise<void> {
   const token = await findAccessTokenById(ctx.database.db, idAccessToken);
   if (!token) throw notFound(`Access token ${idAccessToken} does not exist.`);
   await revokeAccessToken(ctx.database.db, idAccessToken, ctx.clock.now());
+  forgetCredentials();
 }
 
 /** A user's apps with their credentials re-derived, for the operator (CLI) and the demo banner. */

@@ -1,11 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { forbidden, unauthorized } from '../errors.js';
 import { publicOrigin, rawPathAndQuery } from '../http/origin.js';
-import type { RouteConfig } from '../http/routing.js';
 import type { Services } from '../services.js';
 import { findAccessToken, findAppByTokenHash } from '../store/apps.js';
 import type { AppKind } from '../store/schema.js';
 import { accessTokenCredential, appCredential } from './apps.js';
+import { cacheApp, cachedApp, cachedToken, cacheToken } from './cache.js';
 import { hashToken } from './credentials.js';
 import { OAuthHeaderError, parseAuthorizationHeader, verifySignature } from './oauth.js';
 
@@ -81,8 +81,18 @@ export async function authenticate(request: FastifyRequest, services: Services):
   }
 
   const db = services.database.db;
-  const app = await findAppByTokenHash(db, hashToken(params.get('oauth_consumer_key')!));
-  if (!app) throw unauthorized('Unknown app token (oauth_consumer_key).', { code: 'unknown_app_token' });
+  const now = services.wallClock.now();
+  const appHash = hashToken(params.get('oauth_consumer_key')!);
+  let appEntry = cachedApp(appHash, now);
+  if (!appEntry) {
+    const found = await findAppByTokenHash(db, appHash);
+    if (found) {
+      appEntry = { app: found, secret: appCredential(services.serverKey, found).secret };
+      cacheApp(appHash, appEntry, now);
+    }
+  }
+  if (!appEntry) throw unauthorized('Unknown app token (oauth_consumer_key).', { code: 'unknown_app_token' });
+  const app = appEntry.app;
   if (app.revokedAt !== null) throw unauthorized('This app has been revoked.', { code: 'revoked_app' });
 
   const tokenValue = params.get('oauth_token')!;
@@ -104,11 +114,21 @@ export async function authenticate(request: FastifyRequest, services: Services):
         code: 'missing_access_token',
       });
     }
-    const token = await findAccessToken(db, app.idApp, hashToken(tokenValue));
-    if (!token)
+    const tokenHash = hashToken(tokenValue);
+    let tokenEntry = cachedToken(app.idApp, tokenHash, now);
+    if (!tokenEntry) {
+      const found = await findAccessToken(db, app.idApp, tokenHash);
+      if (found) {
+        tokenEntry = { token: found, secret: accessTokenCredential(services.serverKey, found).secret };
+        cacheToken(app.idApp, tokenHash, tokenEntry, now);
+      }
+    }
+    if (!tokenEntry) {
       throw unauthorized('Unknown access token (oauth_token) for this app.', {
         code: 'unknown_access_token',
       });
+    }
+    const token = tokenEntry.token;
     if (token.revokedAt !== null)
       throw unauthorized('This access token has been revoked.', { code: 'revoked_access_token' });
     if (token.expiresAt !== null && token.expiresAt <= services.clock.now()) {
@@ -116,14 +136,14 @@ export async function authenticate(request: FastifyRequest, services: Services):
     }
     idUser = token.idUser;
     idAccessToken = token.idAccessToken;
-    tokenSecret = accessTokenCredential(services.serverKey, token).secret;
+    tokenSecret = tokenEntry.secret;
   }
 
   // Clients sign with their own clock, so the window is measured against real time, never the
   // sandbox's movable marketplace clock.
   const timestamp = params.get('oauth_timestamp')!;
   const windowSeconds = services.config.oauthWindowSeconds;
-  const nowSeconds = Math.floor(services.wallClock.now() / 1000);
+  const nowSeconds = Math.floor(now / 1000);
   if (!/^\d{1,12}$/.test(timestamp) || Math.abs(nowSeconds - Number(timestamp)) > windowSeconds) {
     throw unauthorized(
       `oauth_timestamp ${timestamp} is more than ${windowSeconds} seconds away from the server time ${nowSeconds}; sign with the current Unix time in seconds.`,
@@ -139,7 +159,7 @@ export async function authenticate(request: FastifyRequest, services: Services):
   const result = verifySignature(
     { method: request.method, origin, path: basePath + path, rawQuery: query, oauthParams },
     params.get('oauth_signature')!,
-    appCredential(services.serverKey, app).secret,
+    appEntry.secret,
     tokenSecret,
   );
   if (!result.ok) {
@@ -168,19 +188,19 @@ const KIND_NAMES: Record<AppKind, string> = {
   thirdParty: 'third-party',
 };
 
-/** OAuth on every route that declares app kinds; 403 for a kind the route does not admit. */
-export function installAuthentication(app: FastifyInstance, services: Services): void {
-  app.addHook('onRequest', async (request) => {
-    const config = request.routeOptions.config as Partial<RouteConfig> | undefined;
-    const kinds = config?.kinds;
-    if (!kinds) return;
+/** The route-level hook: OAuth, then 403 for an app kind the route does not admit. */
+export function authenticationHook(services: Services, kinds: readonly AppKind[]): onRequestAsyncHookHandler {
+  const admitted = kinds.map((k) => KIND_NAMES[k]).join(', ');
+  return async (request) => {
     const auth = await authenticate(request, services);
     request.auth = auth;
     if (!kinds.includes(auth.kind)) {
       throw forbidden(
-        `This resource is not available to ${KIND_NAMES[auth.kind]} apps (it admits ${kinds.map((k) => KIND_NAMES[k]).join(', ')} apps).`,
-        { code: 'app_kind_not_allowed' },
+        `This resource is not available to ${KIND_NAMES[auth.kind]} apps (it admits ${admitted} apps).`,
+        {
+          code: 'app_kind_not_allowed',
+        },
       );
     }
-  });
+  };
 }

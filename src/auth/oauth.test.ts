@@ -92,3 +92,19 @@ describe('Authorization header parsing', () => {
     assert.throws(() => parseAuthorizationHeader('OAuth oauth_nonce="a", oauth_nonce="b"'));
   });
 });
+
+describe('canonical base string', () => {
+  it('is the first candidate, for plain, encoded, plus and repeated queries', async () => {
+    const { canonicalBaseString } = await import('./oauth.js');
+    for (const rawQuery of ['', 'a=1', 'q=black+lotus&x=%20y', 'c=2&c=10&c=1', 'k', 'n=%C3%A4&m=']) {
+      const input = {
+        method: 'get',
+        origin: 'https://x.test',
+        path: '/ws/v2.0/output.json/articles/1',
+        rawQuery,
+        oauthParams: oauth('n', '1'),
+      };
+      assert.equal(canonicalBaseString(input), baseStringCandidates(input)[0], rawQuery);
+    }
+  });
+});

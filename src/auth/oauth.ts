@@ -17,8 +17,10 @@ export class OAuthHeaderError extends Error {}
 
 /** RFC 3986 unreserved characters stay; everything else is %XX with upper-case hex (RFC 5849 §3.6). */
 export function percentEncode(s: string): string {
+  if (!NEEDS_ENCODING.test(s)) return s; // the usual case for tokens, nonces and timestamps
   return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
+const NEEDS_ENCODING = /[^A-Za-z0-9\-._~]/;
 
 function percentDecode(s: string): string {
   if (!s.includes('%')) return s;
@@ -151,26 +153,54 @@ export interface VerifyResult {
   canonicalBaseString: string;
 }
 
-/** Compares in constant time against every candidate base string. */
+function matches(provided: Buffer, base: string, key: string): boolean {
+  const expected = createHmac('sha1', key).update(base).digest();
+  // Length is public (always 20 bytes for SHA-1); only equal-length buffers are compared.
+  return provided.length === expected.length && timingSafeEqual(provided, expected);
+}
+
+/**
+ * Checks the signature against the RFC 5849 base string, and only when that fails against the
+ * other forms correct clients produce (`baseStringCandidates`), each compared in constant time.
+ */
 export function verifySignature(
   input: SignatureInput,
   signature: string,
   appSecret: string,
   tokenSecret: string,
 ): VerifyResult {
-  const candidates = baseStringCandidates(input);
   const key = signingKey(appSecret, tokenSecret);
+  const canonical = canonicalBaseString(input);
   // Node's base64 decoder skips characters it does not know; insist on the canonical form instead.
   const provided = Buffer.from(signature, 'base64');
-  if (provided.toString('base64') !== signature) return { ok: false, canonicalBaseString: candidates[0]! };
-  let ok = false;
-  for (const base of candidates) {
-    const expected = createHmac('sha1', key).update(base).digest();
-    // Length is public (always 20 bytes for SHA-1); only equal-length buffers are compared.
-    if (provided.length === expected.length && timingSafeEqual(provided, expected)) {
-      ok = true;
-      break;
+  if (provided.toString('base64') !== signature) return { ok: false, canonicalBaseString: canonical };
+  if (matches(provided, canonical, key)) return { ok: true, canonicalBaseString: canonical };
+  for (const base of baseStringCandidates(input).slice(1)) {
+    if (matches(provided, base, key)) return { ok: true, canonicalBaseString: canonical };
+  }
+  return { ok: false, canonicalBaseString: canonical };
+}
+
+/** The RFC 5849 base string alone: the hot path, and what the sandbox shows on failure. */
+export function canonicalBaseString(input: SignatureInput): string {
+  const pairs: string[][] = [];
+  for (const [k, v] of input.oauthParams) pairs.push([percentEncode(k), percentEncode(v)]);
+  if (input.rawQuery) {
+    for (const part of input.rawQuery.split('&')) {
+      if (part === '') continue;
+      const i = part.indexOf('=');
+      const k = i === -1 ? part : part.slice(0, i);
+      const v = i === -1 ? '' : part.slice(i + 1);
+      pairs.push([
+        percentEncode(percentDecode(k.replace(/\+/g, ' '))),
+        percentEncode(percentDecode(v.replace(/\+/g, ' '))),
+      ]);
     }
   }
-  return { ok, canonicalBaseString: candidates[0]! };
+  pairs.sort((a, b) =>
+    a[0]! === b[0]! ? (a[1]! < b[1]! ? -1 : a[1]! > b[1]! ? 1 : 0) : a[0]! < b[0]! ? -1 : 1,
+  );
+  let params = '';
+  for (const [k, v] of pairs) params += params === '' ? `${k}=${v}` : `&${k}=${v}`;
+  return `${input.method.toUpperCase()}&${percentEncode(input.origin + input.path)}&${percentEncode(params)}`;
 }

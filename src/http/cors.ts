@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { RouteConfig } from './routing.js';
 
 /**
  * CORS headers on every response, errors included (spec §1), so browser-based widgets can call the
@@ -12,11 +11,14 @@ const STATIC_HEADERS: Record<string, string> = {
   'Access-Control-Max-Age': '86400',
 };
 
+/**
+ * Set first thing on every request, so they survive into any answer, errors included; a resource's
+ * own route hook then replaces `Access-Control-Allow-Methods` with the methods it accepts.
+ */
 export function installCors(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(STATIC_HEADERS);
-    const config = request.routeOptions.config as Partial<RouteConfig> | undefined;
-    reply.header('Access-Control-Allow-Methods', config?.allowedMethods ?? 'OPTIONS');
-    return payload;
+    reply.header('Access-Control-Allow-Methods', 'OPTIONS');
+    done();
   });
 }

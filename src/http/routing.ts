@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AuthContext } from '../auth/authenticate.js';
 import { ApiError } from '../errors.js';
 import type { AppKind } from '../store/schema.js';
@@ -56,7 +56,7 @@ interface RouteDef {
   handler: Handler;
 }
 
-/** Per-route data Fastify keeps in `routeOptions.config`, read by the hooks. */
+/** What a route is, for the hooks that guard it (authentication, limits). */
 export interface RouteConfig {
   /** Methods the resource accepts, for `Access-Control-Allow-Methods` and 405. */
   allowedMethods: string;
@@ -64,6 +64,20 @@ export interface RouteConfig {
   kinds?: readonly AppKind[];
   /** `METHOD /path` (path relative to the prefix): the key limit groups are defined by. */
   routeKey?: string;
+}
+
+/**
+ * Builds the route-level hooks a route runs before its handler, in order (authentication, then
+ * limits). Route-level hooks cost nothing on the routes that do not need them, and they know their
+ * route without reading `request.routeOptions`, which Fastify rebuilds on every access.
+ */
+export type RouteHooks = (config: RouteConfig) => onRequestAsyncHookHandler[];
+
+/** Sets `Access-Control-Allow-Methods` for one resource (the CORS hook set the default). */
+function allowMethodsHook(allowed: string): onRequestAsyncHookHandler {
+  return async (_request, reply) => {
+    reply.header('Access-Control-Allow-Methods', allowed);
+  };
 }
 
 /**
@@ -103,9 +117,10 @@ export class Router {
     return keys;
   }
 
-  install(app: FastifyInstance): void {
+  install(app: FastifyInstance, routeHooks: RouteHooks): void {
     for (const [path, methods] of this.paths) {
       const allowed = [...methods.keys(), 'OPTIONS'].join(', ');
+      const allowHook = allowMethodsHook(allowed);
       const url = API_PREFIX + path;
       for (const [method, def] of methods) {
         const config: RouteConfig = {
@@ -117,6 +132,7 @@ export class Router {
           method,
           url,
           config,
+          onRequest: [allowHook, ...routeHooks(config)],
           handler: async (request, reply) => runHandler(def.handler, request, reply),
         });
       }
@@ -124,6 +140,7 @@ export class Router {
         method: 'OPTIONS',
         url,
         config: { allowedMethods: allowed } satisfies RouteConfig,
+        onRequest: [allowHook],
         handler: async (_request, reply) => {
           reply.header('Allow', allowed).code(200).send('');
         },
@@ -134,6 +151,7 @@ export class Router {
           method: others as unknown as string[],
           url,
           config: { allowedMethods: allowed } satisfies RouteConfig,
+          onRequest: [allowHook],
           handler: async (request) => {
             throw new ApiError(
               405,

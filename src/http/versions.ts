@@ -20,7 +20,6 @@ export function installVersions(app: FastifyInstance, config: Config, wallClock:
   app.route({
     method: allMethods,
     url: '/ws/v1.1/*',
-    config: { allowedMethods: 'OPTIONS' },
     handler: async (request) => {
       throw new ApiError(
         410,
@@ -33,7 +32,6 @@ export function installVersions(app: FastifyInstance, config: Config, wallClock:
   app.route({
     method: allMethods,
     url: '/ws/:user/:apikey/*',
-    config: { allowedMethods: 'OPTIONS' },
     handler: async (request) => {
       const { user } = request.params as { user: string };
       if (user === 'v2.0') throw new ApiError(404, 'This resource does not exist.');

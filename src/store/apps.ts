@@ -1,4 +1,5 @@
 import type { Executor } from './db.js';
+import { prepared } from './prepared.js';
 import type { AccessToken, App, AppKind } from './schema.js';
 
 export interface NewAppRow {
@@ -15,8 +16,13 @@ export async function insertApp(db: Executor, app: NewAppRow): Promise<App> {
   return db.insertInto('apps').values(app).returningAll().executeTakeFirstOrThrow();
 }
 
+const appByTokenHash = prepared(
+  (db, tokenHash: string) => db.selectFrom('apps').selectAll().where('tokenHash', '=', tokenHash),
+  [''],
+);
+
 export async function findAppByTokenHash(db: Executor, tokenHash: string): Promise<App | undefined> {
-  return db.selectFrom('apps').selectAll().where('tokenHash', '=', tokenHash).executeTakeFirst();
+  return (await appByTokenHash(db, tokenHash))[0];
 }
 
 export async function findAppById(db: Executor, idApp: number): Promise<App | undefined> {

@@ -29,6 +29,12 @@ export interface Database {
 // counts) fits in a double, so numbers are what the rest of the code sees on both dialects.
 pg.types.setTypeParser(20, (v) => Number(v));
 
+/**
+ * The better-sqlite3 handle behind a SQLite Kysely instance, for the hot-path reads of
+ * `prepared.ts`, which may run synchronously when no transaction holds the connection.
+ */
+export const sqliteHandles = new WeakMap<Kysely<DB>, BetterSqlite3.Database>();
+
 export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url);
 }
@@ -53,6 +59,7 @@ function openSqlite(path: string): Database {
   raw.pragma('busy_timeout = 5000');
   raw.pragma('foreign_keys = ON');
   const db = new Kysely<DB>({ dialect: new CachingSqliteDialect(raw) });
+  sqliteHandles.set(db, raw);
   let closed = false;
   return {
     db,

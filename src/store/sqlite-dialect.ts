@@ -77,8 +77,9 @@ class CachingSqliteConnection implements DatabaseConnection {
 
 class CachingSqliteDriver implements Driver {
   private connection: CachingSqliteConnection;
-  private locked: Promise<void> | undefined;
-  private unlock: (() => void) | undefined;
+  private busy = false;
+  /** Callers waiting for the one connection, served first come first served. */
+  private readonly waiting: Array<() => void> = [];
 
   constructor(private readonly db: BetterSqlite3.Database) {
     this.connection = new CachingSqliteConnection(db);
@@ -86,18 +87,16 @@ class CachingSqliteDriver implements Driver {
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    // One connection: queue callers so a transaction never interleaves with another query.
-    while (this.locked) await this.locked;
-    this.locked = new Promise((resolve) => {
-      this.unlock = resolve;
-    });
+    // One connection: a transaction must never interleave with another query. A FIFO of waiters
+    // wakes exactly one caller per release (waking all of them costs O(n) per query under load).
+    if (this.busy) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.busy = true;
     return this.connection;
   }
   async releaseConnection(): Promise<void> {
-    const unlock = this.unlock;
-    this.locked = undefined;
-    this.unlock = undefined;
-    unlock?.();
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.busy = false;
   }
   async beginTransaction(conn: DatabaseConnection): Promise<void> {
     await conn.executeQuery(CompiledQuery.raw('begin immediate'));

@@ -1,12 +1,18 @@
 import type { Executor } from './db.js';
+import { prepared } from './prepared.js';
 import type { NewUser, User, UserUpdate } from './schema.js';
 
 export async function insertUser(db: Executor, user: NewUser): Promise<User> {
   return db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
 }
 
+const userById = prepared(
+  (db, idUser: number) => db.selectFrom('users').selectAll().where('idUser', '=', idUser),
+  [0],
+);
+
 export async function findUserById(db: Executor, idUser: number): Promise<User | undefined> {
-  return db.selectFrom('users').selectAll().where('idUser', '=', idUser).executeTakeFirst();
+  return (await userById(db, idUser))[0];
 }
 
 export async function findUserByUsername(db: Executor, username: string): Promise<User | undefined> {

@@ -1,0 +1,15 @@
+// The bare baseline: node:http answering fixed bytes on every request, nothing else. Started by
+// bench/run.ts on the same core as cardbazaar, so the ratio measures our whole request path.
+import { createServer } from 'node:http';
+
+const [port, contentType, bodyBase64] = process.argv.slice(2);
+const body = Buffer.from(bodyBase64, 'base64');
+const server = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': contentType, 'content-length': body.length });
+    res.end(body);
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.listen(Number(port), '127.0.0.1', () => process.send?.('ready'));

@@ -1,0 +1,266 @@
+/**
+ * `npm run bench`: each scenario loads cardbazaar and, in the same run, a bare node:http server
+ * answering the same bytes, in alternating rounds; it prints requests per second and the ratio per
+ * round, then the median ratio with its range. Both servers are pinned to core 1 and this load
+ * generator to core 0 (two-core machines drift by up to 25% between sequential runs, so only
+ * same-run, interleaved ratios mean anything).
+ *
+ * Options: --only <substring> (scenarios whose name contains it), --rounds N (5), --seconds S (4),
+ * --connections C (50), --warmup S (2).
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { authorizationHeader } from '../src/auth/client.js';
+import { testConfig } from '../src/config.js';
+import { createServices } from '../src/services.js';
+import type { Scenario } from './scenario.js';
+import { scenarios } from './scenarios/index.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    rounds: { type: 'string', default: '5' },
+    seconds: { type: 'string', default: '4' },
+    connections: { type: 'string', default: '50' },
+    warmup: { type: 'string', default: '2' },
+  },
+});
+
+const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+const pin = (core: number, cmd: string[]) => (hasTaskset ? ['taskset', '-c', String(core), ...cmd] : cmd);
+
+if (hasTaskset && !process.env.BENCH_PINNED) {
+  // Re-run this harness on core 0, leaving core 1 to the servers under test.
+  const child = spawnSync(
+    pin(0, [process.execPath])[0]!,
+    [...pin(0, [process.execPath]).slice(1), ...process.execArgv, ...process.argv.slice(1)],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, BENCH_PINNED: '1' },
+    },
+  );
+  process.exit(child.status ?? 1);
+}
+
+const SECRET_KEY = 'bench-secret-key-bench-secret-key-0123456789';
+const rounds = Number(opts.rounds);
+const seconds = Number(opts.seconds);
+const connections = Number(opts.connections);
+const warmup = Number(opts.warmup);
+
+function start(
+  cmd: string[],
+  env: NodeJS.ProcessEnv,
+  ready: (line: string) => boolean,
+): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd[0]!, cmd.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (out.split('\n').some(ready)) resolve(child);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.on('message', (m) => {
+      if (m === 'ready') resolve(child);
+    });
+    child.on('exit', (code) => reject(new Error(`${cmd.join(' ')} exited with ${code}:\n${out}`)));
+  });
+}
+
+interface LoadResult {
+  rps: number;
+  non2xx: number;
+  errors: number;
+}
+
+const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
+
+/**
+ * Loads one server for `duration` seconds. With wrk (Debian's `wrk`) the requests are signed
+ * beforehand, one fresh nonce each, and replayed by wrk, which costs the load core little; without
+ * it autocannon signs per request, which is slower and may cap the baseline (the output says so).
+ */
+async function load(
+  port: number,
+  scenario: Scenario,
+  state: unknown,
+  duration: number,
+  expectedRps: number,
+): Promise<LoadResult> {
+  let i = 0;
+  const next = () => {
+    const r = scenario.request(state, i++);
+    const url = `http://127.0.0.1:${port}/ws/v2.0${r.path}`;
+    return { r, url, authorization: authorizationHeader(r.method, url, r.credentials) };
+  };
+  if (hasWrk) {
+    const count = Math.ceil(Math.max(expectedRps, 5000) * duration * 1.6);
+    const file = join(workDir, `requests-${port}.txt`);
+    const lines: string[] = [];
+    for (let k = 0; k < count; k++) {
+      const { r, authorization } = next();
+      lines.push(`${r.method}\t/ws/v2.0${r.path}\t${authorization}\t${r.body ?? ''}`);
+    }
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const out = spawnSync(
+      'wrk',
+      [
+        '-t1',
+        `-c${connections}`,
+        `-d${duration}s`,
+        '-s',
+        'bench/wrk.lua',
+        `http://127.0.0.1:${port}`,
+        '--',
+        file,
+      ],
+      { encoding: 'utf8' },
+    ).stdout;
+    const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
+    const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+    const errors =
+      /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/
+        .exec(out)
+        ?.slice(1)
+        .reduce((a, b) => a + Number(b), 0) ?? 0;
+    return { rps, non2xx, errors };
+  }
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections,
+    duration,
+    requests: [
+      {
+        setupRequest: (req) => {
+          const { r, authorization } = next();
+          req.method = r.method;
+          req.path = `/ws/v2.0${r.path}`;
+          req.headers = {
+            ...req.headers,
+            authorization,
+            ...(r.body ? { 'content-type': 'application/xml' } : {}),
+          };
+          req.body = r.body;
+          return req;
+        },
+      },
+    ],
+  });
+  return { rps: result.requests.average, non2xx: result.non2xx, errors: result.errors };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+let workDir = '';
+
+async function runScenario(scenario: Scenario, index: number): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'cardbazaar-bench-'));
+  workDir = dir;
+  const databaseUrl = join(dir, 'bench.sqlite');
+  const children: ChildProcess[] = [];
+  try {
+    const services = await createServices(
+      testConfig({ databaseUrl, secretKey: SECRET_KEY, logLevel: 'warn' }),
+    );
+    const state = await scenario.prepare(services);
+    await services.close();
+
+    const port = 18080 + index * 2;
+    const env = {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      SECRET_KEY,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DEMO_DATA: 'false',
+    };
+    children.push(
+      await start(pin(1, [process.execPath, 'bin/cardbazaar.js', 'serve']), env, (l) =>
+        l.includes('listening on'),
+      ),
+    );
+
+    // One real request: it must be the expected answer, and its bytes are what the baseline sends.
+    const sample = scenario.request(state, -1);
+    const url = `http://127.0.0.1:${port}/ws/v2.0${sample.path}`;
+    const res = await fetch(url, {
+      method: sample.method,
+      headers: {
+        authorization: authorizationHeader(sample.method, url, sample.credentials),
+        ...(sample.body ? { 'content-type': 'application/xml' } : {}),
+      },
+      body: sample.body,
+      redirect: 'manual',
+    });
+    const body = Buffer.from(await res.arrayBuffer());
+    if (res.status !== scenario.expectStatus) {
+      throw new Error(
+        `${scenario.name}: expected ${scenario.expectStatus}, got ${res.status}: ${body.toString().slice(0, 300)}`,
+      );
+    }
+    const contentType = res.headers.get('content-type') ?? 'application/xml';
+    children.push(
+      await start(
+        pin(1, [
+          process.execPath,
+          'bench/baseline.mjs',
+          String(port + 1),
+          contentType,
+          body.toString('base64'),
+        ]),
+        process.env,
+        () => false,
+      ),
+    );
+
+    let oursRps = (await load(port, scenario, state, warmup, 20_000)).rps;
+    let bareRps = (await load(port + 1, scenario, state, warmup, 40_000)).rps;
+
+    const ratios: number[] = [];
+    console.log(`\n## ${scenario.name} — ${scenario.description}`);
+    console.log(
+      `   ${rounds} rounds × ${seconds} s, ${connections} connections, response ${body.length} bytes`,
+    );
+    for (let r = 1; r <= rounds; r++) {
+      const ours = await load(port, scenario, state, seconds, oursRps);
+      const bare = await load(port + 1, scenario, state, seconds, bareRps);
+      oursRps = Math.max(oursRps, ours.rps);
+      bareRps = Math.max(bareRps, bare.rps);
+      if (ours.non2xx > 0 || ours.errors > 0) {
+        throw new Error(
+          `${scenario.name}: ${ours.non2xx} non-2xx answers and ${ours.errors} errors under load`,
+        );
+      }
+      const ratio = ours.rps / bare.rps;
+      ratios.push(ratio);
+      console.log(
+        `   round ${r}: cardbazaar ${ours.rps.toFixed(0)} req/s, node:http ${bare.rps.toFixed(0)} req/s, ratio ${ratio.toFixed(3)}`,
+      );
+    }
+    console.log(
+      `   RESULT ${scenario.name}: median ratio ${median(ratios).toFixed(3)} (range ${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)})`,
+    );
+  } finally {
+    for (const c of children) c.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const selected = scenarios.filter((s) => !opts.only || s.name.includes(opts.only));
+console.log(
+  `cardbazaar benchmarks: ${selected.length} scenario(s)${hasTaskset ? ', servers on core 1, load on core 0' : ''}, load by ${hasWrk ? 'wrk (pre-signed requests)' : 'autocannon (install wrk for a load generator that cannot cap the baseline)'}`,
+);
+for (const [i, s] of selected.entries()) await runScenario(s as Scenario, i);

@@ -1,0 +1,5 @@
+import type { Scenario } from '../scenario.js';
+import { accountScenario } from './account.js';
+
+/** Every benchmark scenario, in the order `npm run bench` runs them. */
+export const scenarios: Scenario<never>[] = [accountScenario as Scenario<never>];

@@ -1,0 +1,56 @@
+import type { AccessToken, App } from '../store/schema.js';
+
+/**
+ * Verified-credential lookups, kept for a few seconds: every request needs the app, its access token
+ * and both derived secrets, which cost two queries and four HMACs. A revocation in this process
+ * clears the cache at once (`forgetCredentials`); one made by another process (the CLI, another
+ * instance) takes effect within TTL_MS.
+ */
+export const TTL_MS = 5000;
+const MAX_ENTRIES = 10_000;
+
+interface Entry<T> {
+  value: T;
+  until: number;
+}
+
+export interface CachedApp {
+  app: App;
+  secret: string;
+}
+export interface CachedToken {
+  token: AccessToken;
+  secret: string;
+}
+
+const apps = new Map<string, Entry<CachedApp>>();
+const tokens = new Map<string, Entry<CachedToken>>();
+
+function get<T>(map: Map<string, Entry<T>>, key: string, now: number): T | undefined {
+  const e = map.get(key);
+  if (!e) return undefined;
+  if (e.until <= now) {
+    map.delete(key);
+    return undefined;
+  }
+  return e.value;
+}
+
+function put<T>(map: Map<string, Entry<T>>, key: string, value: T, now: number): void {
+  if (map.size >= MAX_ENTRIES) map.clear();
+  map.set(key, { value, until: now + TTL_MS });
+}
+
+export const cachedApp = (tokenHash: string, now: number) => get(apps, tokenHash, now);
+export const cacheApp = (tokenHash: string, value: CachedApp, now: number) =>
+  put(apps, tokenHash, value, now);
+export const cachedToken = (idApp: number, tokenHash: string, now: number) =>
+  get(tokens, `${idApp}:${tokenHash}`, now);
+export const cacheToken = (idApp: number, tokenHash: string, value: CachedToken, now: number) =>
+  put(tokens, `${idApp}:${tokenHash}`, value, now);
+
+/** Called by every revocation in this process. */
+export function forgetCredentials(): void {
+  apps.clear();
+  tokens.clear();
+}
