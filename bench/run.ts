@@ -6,7 +6,7 @@
  * same-run, interleaved ratios mean anything).
  *
  * Options: --only <substring> (scenarios whose name contains it), --rounds N (5), --seconds S (4),
- * --connections C (50), --warmup S (2).
+ * --connections C (50), --warmup S (2). BENCH_PORT_BASE moves the ports (default 18080 and up).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -176,7 +176,7 @@ async function runScenario(scenario: Scenario, index: number): Promise<void> {
     const state = await scenario.prepare(services);
     await services.close();
 
-    const port = 18080 + index * 2;
+    const port = Number(process.env.BENCH_PORT_BASE ?? 18080) + index * 2;
     const env = {
       ...process.env,
       DATABASE_URL: databaseUrl,

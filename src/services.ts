@@ -6,6 +6,7 @@ import { type Clock, OffsetClock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import type { DomainContext } from './domain/context.js';
 import { EventDispatcher } from './domain/events.js';
+import { registerEventHandlers } from './domain/handlers.js';
 import { type Database, openDatabase } from './store/db.js';
 import { migrateToLatest } from './store/migrate.js';
 import { openRedis } from './store/redis.js';
@@ -96,6 +97,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
 
     const ctx = { database, clock };
     const events = new EventDispatcher(ctx);
+    registerEventHandlers(events);
     closers.push(() => events.stop());
 
     return {

@@ -7,6 +7,17 @@ import type { DomainContext } from './context.js';
  * claim of its event, so an event's effects happen exactly once even with several instances
  * polling, and a failing handler leaves the event for a later attempt (at most 10).
  */
+/**
+ * The events the marketplace raises, and their payloads. A feature that raises one appends it with
+ * `appendEvent` in the transaction of the change; a feature that reacts registers a handler.
+ */
+export const EVENTS = {
+  /** An article became available or cheaper (created, count increased, price lowered): { idArticle }. */
+  articleListed: 'article.listed',
+  /** An order changed state: { idOrder, from, to }. */
+  orderStateChanged: 'order.stateChanged',
+} as const;
+
 export type EventHandler = (ctx: DomainContext, tx: Tx, payload: unknown) => Promise<void>;
 
 export class EventDispatcher {

@@ -174,6 +174,103 @@ export interface ArticlesTable {
   lastEdited: number;
 }
 
+/** The effective price guide (cents, null where unknown); see migration 0002 for the columns. */
+export interface PriceGuidesTable {
+  idProduct: number;
+  sell: number | null;
+  low: number | null;
+  lowEx: number | null;
+  lowFoil: number | null;
+  avg: number | null;
+  trend: number | null;
+  trendFoil: number | null;
+  sellFoil: number | null;
+  lowGerman: number | null;
+  suggested: number | null;
+  avg1: number | null;
+  avg7: number | null;
+  avg30: number | null;
+  foilAvg1: number | null;
+  foilAvg7: number | null;
+  foilAvg30: number | null;
+  updatedAt: number;
+}
+
+/** One per buyer and seller: the part of a buyer's cart that one seller's articles make up. */
+export interface ReservationsTable {
+  idReservation: Generated<number>;
+  idBuyer: number;
+  idSeller: number;
+  idShippingMethod: number | null;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** Copies held in a reservation; they are not in `articles.count` while held. */
+export interface ReservationArticlesTable {
+  idReservation: number;
+  idArticle: number;
+  count: number;
+}
+
+export type OrderState = 'bought' | 'paid' | 'sent' | 'received' | 'lost' | 'cancelled';
+
+export interface OrdersTable {
+  idOrder: Generated<number>;
+  idBuyer: number;
+  idSeller: number;
+  state: OrderState;
+  dateBought: number;
+  datePaid: number | null;
+  dateSent: number | null;
+  dateReceived: number | null;
+  dateCancelled: number | null;
+  dateLost: number | null;
+  /** When the state last changed: the waiting periods count from here. */
+  lastStateChange: number;
+  wasMergedInto: number | null;
+  idShippingMethod: number | null;
+  shippingMethodName: string;
+  shippingPrice: number;
+  isLetter: number;
+  isInsured: number;
+  trackingNumber: string | null;
+  shippingName: string;
+  shippingExtra: string | null;
+  shippingStreet: string;
+  shippingZip: string;
+  shippingCity: string;
+  shippingCountry: string;
+  articleCount: number;
+  /** Cents. */
+  articleValue: number;
+  /** Cents: articles plus shipping. */
+  totalValue: number;
+  /** The reason given, while a cancellation request by that party is open. */
+  cancellationRequestBuyer: string | null;
+  cancellationRequestSeller: string | null;
+  relistOnCancel: number;
+  note: string;
+}
+
+/** An order line, frozen at checkout. */
+export interface OrderArticlesTable {
+  idOrder: number;
+  idArticle: number;
+  idProduct: number;
+  idLanguage: number;
+  comments: string;
+  price: number;
+  condition: string | null;
+  isFoil: number;
+  isSigned: number;
+  isAltered: number;
+  isPlayset: number;
+  isFirstEd: number;
+  isReverseHolo: number;
+  count: number;
+}
+
 export interface DB {
   users: UsersTable;
   apps: AppsTable;
@@ -187,6 +284,11 @@ export interface DB {
   products: ProductsTable;
   productNames: ProductNamesTable;
   articles: ArticlesTable;
+  priceGuides: PriceGuidesTable;
+  reservations: ReservationsTable;
+  reservationArticles: ReservationArticlesTable;
+  orders: OrdersTable;
+  orderArticles: OrderArticlesTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -197,3 +299,7 @@ export type AccessToken = Selectable<AccessTokensTable>;
 export type Article = Selectable<ArticlesTable>;
 export type NewArticle = Insertable<ArticlesTable>;
 export type Product = Selectable<ProductsTable>;
+export type Order = Selectable<OrdersTable>;
+export type OrderArticle = Selectable<OrderArticlesTable>;
+export type Reservation = Selectable<ReservationsTable>;
+export type PriceGuide = Selectable<PriceGuidesTable>;

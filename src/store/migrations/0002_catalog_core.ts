@@ -1,7 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 import { withId } from './helpers.js';
 
-// The catalog tables and articles that the catalog, stock, cart and order features all stand on.
+// The tables several features share: the catalog, articles, the price guide, cart reservations and
+// orders. Each feature adds tables only it uses in a migration of its own.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('games')
@@ -88,7 +89,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const t of ['articles', 'productNames', 'products', 'metaproducts', 'expansions', 'games']) {
+  for (const t of [
+    'orderArticles',
+    'orders',
+    'reservationArticles',
+    'reservations',
+    'priceGuides',
+    'articles',
+    'productNames',
+    'products',
+    'metaproducts',
+    'expansions',
+    'games',
+  ]) {
     await db.schema.dropTable(t).execute();
   }
 }
