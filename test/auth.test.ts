@@ -353,6 +353,25 @@ for (const dialect of DIALECTS) {
         assert.equal((await client.get('/account')).status, 401);
       });
 
+      it('/authenticate/:appToken answers 403 for dedicated and widget apps, 404 for unknown tokens', async () => {
+        const user = await createTestUser(server);
+        const widget = await createTestApp(server, user, 'widget');
+        const third = await createTestApp(server, user, 'thirdParty');
+        const open = (token: string, lang = '') =>
+          server.app.inject({ method: 'GET', url: `/ws/v2.0/output.json/authenticate/${token}${lang}` });
+        for (const token of [cred.appToken, widget.appToken]) {
+          const res = await open(token);
+          assert.equal(res.statusCode, 403, res.body);
+          assert.equal(JSON.parse(res.body).internal_error_code, 'app_kind_not_allowed');
+        }
+        assert.equal((await open(cred.appToken, '/de')).statusCode, 403);
+        assert.equal((await open('NoSuchApp')).statusCode, 404);
+        assert.equal((await open(third.appToken, '/xx')).statusCode, 404);
+        const thirdParty = await open(third.appToken, '/en');
+        assert.equal(thirdParty.statusCode, 501);
+        assert.match(JSON.parse(thirdParty.body).mkm_error_description, /token create/);
+      });
+
       it('dedicated apps get 403 on the third-party-only logout', async () => {
         const res = await api.post('/account/logout', undefined, { json: true });
         assert.equal(res.status, 403);

@@ -3,6 +3,7 @@ import { badRequest, notFound } from '../errors.js';
 import {
   findAccessTokenById,
   findAppById,
+  findAppByTokenHash,
   insertAccessToken,
   insertApp,
   listAccessTokens,
@@ -124,6 +125,16 @@ export async function createAccessToken(
     });
     return { ...cred, idAccessToken: row.idAccessToken };
   });
+}
+
+/** The live app behind an app token, for the browser authorization flow. */
+export async function findAppForAuthorization(
+  ctx: DomainContext,
+  appToken: string,
+): Promise<App | undefined> {
+  if (!appToken) return undefined;
+  const app = await findAppByTokenHash(ctx.database.db, hashToken(appToken));
+  return app && app.revokedAt === null ? app : undefined;
 }
 
 export async function revokeAppById(ctx: DomainContext, idApp: number): Promise<void> {

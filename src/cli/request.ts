@@ -94,10 +94,12 @@ async function pickCredentials(
   idUser: number,
   idApp: string | undefined,
 ): Promise<ClientCredentials> {
-  const apps = (await describeApps(services, idUser)).filter((a) => !a.revoked);
+  const all = await describeApps(services, idUser);
+  // An app named explicitly is used even when revoked, so the 401 can be seen; otherwise live ones.
+  const live = all.filter((a) => !a.revoked);
   const chosen = idApp
-    ? apps.find((a) => a.idApp === Number(idApp))
-    : (apps.find((a) => a.kind === 'dedicated') ?? apps[0]);
+    ? all.find((a) => a.idApp === Number(idApp))
+    : (live.find((a) => a.kind === 'dedicated') ?? live[0]);
   if (chosen) {
     const token = chosen.accessTokens.find((t) => t.idUser === idUser);
     return {
@@ -108,6 +110,8 @@ async function pickCredentials(
     };
   }
   throw new CliError(
-    'This user has no app: create one with `cardbazaar app create --user NAME --kind dedicated`.',
+    idApp
+      ? `This user has no app ${idApp}.`
+      : 'This user has no app: create one with `cardbazaar app create --user NAME --kind dedicated`.',
   );
 }

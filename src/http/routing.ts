@@ -38,8 +38,11 @@ export interface ApiResponse {
 export type Handler = (req: ApiRequest) => Promise<ApiResponse>;
 
 export interface RouteOptions {
-  /** Which app kinds may call this route (spec §5.5, the Ded/Wid/3rd columns of the reference). */
-  kinds: readonly AppKind[];
+  /**
+   * Which app kinds may call this route (spec §5.5, the Ded/Wid/3rd columns of the reference), or
+   * `'unsigned'` for the few pages a browser opens (the authorization flow), which carry no OAuth.
+   */
+  kinds: readonly AppKind[] | 'unsigned';
 }
 
 export const ok = (body: Tree, headers?: Record<string, string>): ApiResponse => ({
@@ -125,7 +128,7 @@ export class Router {
       for (const [method, def] of methods) {
         const config: RouteConfig = {
           allowedMethods: allowed,
-          kinds: def.options.kinds,
+          kinds: def.options.kinds === 'unsigned' ? undefined : def.options.kinds,
           routeKey: `${method} ${path}`,
         };
         app.route({
