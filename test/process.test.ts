@@ -92,7 +92,8 @@ describe('the server process', () => {
       body: xmlRequest(`<couponCode>${couponCode}</couponCode>`),
     });
     assert.equal(res.status, 200);
-    assert.equal((await res.json()).coupon[0].successful, true);
+    const redeemed = (await res.json()) as { coupon: Array<{ successful: boolean }> };
+    assert.equal(redeemed.coupon[0]?.successful, true);
     first.child.kill('SIGKILL');
     await exited(first.child);
 
