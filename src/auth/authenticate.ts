@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { forbidden, unauthorized } from '../errors.js';
 import { publicOrigin, rawPathAndQuery } from '../http/origin.js';
@@ -7,7 +8,7 @@ import type { AppKind } from '../store/schema.js';
 import { accessTokenCredential, appCredential } from './apps.js';
 import { cacheApp, cachedApp, cachedToken, cacheToken } from './cache.js';
 import { hashToken } from './credentials.js';
-import { OAuthHeaderError, parseAuthorizationHeader, verifySignature } from './oauth.js';
+import { OAuthHeaderError, parseAuthorizationHeader, signingKey, verifySignature } from './oauth.js';
 
 /** Who is calling: set on every authenticated request, read by routes and limits. */
 export interface AuthContext {
@@ -82,13 +83,14 @@ export async function authenticate(request: FastifyRequest, services: Services):
 
   const db = services.database.db;
   const now = services.wallClock.now();
-  const appHash = hashToken(params.get('oauth_consumer_key')!);
-  let appEntry = cachedApp(appHash, now);
+  const appToken = params.get('oauth_consumer_key')!;
+  let appEntry = cachedApp(appToken, now);
   if (!appEntry) {
-    const found = await findAppByTokenHash(db, appHash);
+    const found = await findAppByTokenHash(db, hashToken(appToken));
     if (found) {
-      appEntry = { app: found, secret: appCredential(services.serverKey, found).secret };
-      cacheApp(appHash, appEntry, now);
+      const secret = appCredential(services.serverKey, found).secret;
+      appEntry = { app: found, secret, widgetKey: createSecretKey(Buffer.from(signingKey(secret, ''))) };
+      cacheApp(appToken, appEntry, now);
     }
   }
   if (!appEntry) throw unauthorized('Unknown app token (oauth_consumer_key).', { code: 'unknown_app_token' });
@@ -98,7 +100,7 @@ export async function authenticate(request: FastifyRequest, services: Services):
   const tokenValue = params.get('oauth_token')!;
   let idUser: number | null = null;
   let idAccessToken: number | null = null;
-  let tokenSecret = '';
+  let key: KeyObject = appEntry.widgetKey;
   if (app.kind === 'widget') {
     if (tokenValue !== '') {
       throw unauthorized(
@@ -114,13 +116,16 @@ export async function authenticate(request: FastifyRequest, services: Services):
         code: 'missing_access_token',
       });
     }
-    const tokenHash = hashToken(tokenValue);
-    let tokenEntry = cachedToken(app.idApp, tokenHash, now);
+    let tokenEntry = cachedToken(app.idApp, tokenValue, now);
     if (!tokenEntry) {
-      const found = await findAccessToken(db, app.idApp, tokenHash);
+      const found = await findAccessToken(db, app.idApp, hashToken(tokenValue));
       if (found) {
-        tokenEntry = { token: found, secret: accessTokenCredential(services.serverKey, found).secret };
-        cacheToken(app.idApp, tokenHash, tokenEntry, now);
+        const tokenSecret = accessTokenCredential(services.serverKey, found).secret;
+        tokenEntry = {
+          token: found,
+          key: createSecretKey(Buffer.from(signingKey(appEntry.secret, tokenSecret))),
+        };
+        cacheToken(app.idApp, tokenValue, tokenEntry, now);
       }
     }
     if (!tokenEntry) {
@@ -129,14 +134,15 @@ export async function authenticate(request: FastifyRequest, services: Services):
       });
     }
     const token = tokenEntry.token;
-    if (token.revokedAt !== null)
+    if (token.revokedAt !== null) {
       throw unauthorized('This access token has been revoked.', { code: 'revoked_access_token' });
+    }
     if (token.expiresAt !== null && token.expiresAt <= services.clock.now()) {
       throw unauthorized('This access token has expired.', { code: 'expired_access_token' });
     }
     idUser = token.idUser;
     idAccessToken = token.idAccessToken;
-    tokenSecret = tokenEntry.secret;
+    key = tokenEntry.key;
   }
 
   // Clients sign with their own clock, so the window is measured against real time, never the
@@ -159,8 +165,7 @@ export async function authenticate(request: FastifyRequest, services: Services):
   const result = verifySignature(
     { method: request.method, origin, path: basePath + path, rawQuery: query, oauthParams },
     params.get('oauth_signature')!,
-    appEntry.secret,
-    tokenSecret,
+    key,
   );
   if (!result.ok) {
     if (services.config.mode === 'sandbox') {

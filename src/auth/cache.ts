@@ -1,8 +1,10 @@
+import type { KeyObject } from 'node:crypto';
 import type { AccessToken, App } from '../store/schema.js';
 
 /**
- * Verified-credential lookups, kept for a few seconds: every request needs the app, its access token
- * and both derived secrets, which cost two queries and four HMACs. A revocation in this process
+ * Verified-credential lookups, kept for a few seconds, keyed by the token strings as sent: every
+ * request needs the app, its access token and the signing key derived from both secrets, which
+ * cost two hashes, two queries and four HMACs. A revocation in this process
  * clears the cache at once (`forgetCredentials`); one made by another process (the CLI, another
  * instance) takes effect within TTL_MS.
  */
@@ -17,10 +19,13 @@ interface Entry<T> {
 export interface CachedApp {
   app: App;
   secret: string;
+  /** The signing key with an empty token secret (widget apps). */
+  widgetKey: KeyObject;
 }
 export interface CachedToken {
   token: AccessToken;
-  secret: string;
+  /** `appSecret&tokenSecret`, ready for HMAC. */
+  key: KeyObject;
 }
 
 const apps = new Map<string, Entry<CachedApp>>();

@@ -45,9 +45,16 @@ describe('OAuth base string and signature', () => {
       rawQuery: 'start=0&maxResults=2',
       oauthParams: oauth('59689e9cf4091', '1500028572'),
     };
-    const result = verifySignature(input, '88WlTXTVkHIBeWEWAqPFOkb0Jbg=', APP_SECRET, TOKEN_SECRET);
+    const result = verifySignature(
+      input,
+      '88WlTXTVkHIBeWEWAqPFOkb0Jbg=',
+      signingKey(APP_SECRET, TOKEN_SECRET),
+    );
     assert.equal(result.ok, true);
-    assert.equal(verifySignature(input, '88WlTXTVkHIBeWEWAqPFOkb0Jbh=', APP_SECRET, TOKEN_SECRET).ok, false);
+    assert.equal(
+      verifySignature(input, '88WlTXTVkHIBeWEWAqPFOkb0Jbh=', signingKey(APP_SECRET, TOKEN_SECRET)).ok,
+      false,
+    );
   });
 
   it('refuses a signature with extra characters that a lenient base64 decoder would skip', () => {
@@ -59,7 +66,7 @@ describe('OAuth base string and signature', () => {
       oauthParams: oauth('59689e9cf4091', '1500028572'),
     };
     assert.equal(
-      verifySignature(input, '88WlTXTVkHIBeWEWAqPFOkb0Jbg=!!', APP_SECRET, TOKEN_SECRET).ok,
+      verifySignature(input, '88WlTXTVkHIBeWEWAqPFOkb0Jbg=!!', signingKey(APP_SECRET, TOKEN_SECRET)).ok,
       false,
     );
   });

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, type KeyObject, timingSafeEqual } from 'node:crypto';
 
 /**
  * OAuth 1.0 (RFC 5849) as the Marketplace API uses it: HMAC-SHA1, parameters in the Authorization
@@ -153,7 +153,7 @@ export interface VerifyResult {
   canonicalBaseString: string;
 }
 
-function matches(provided: Buffer, base: string, key: string): boolean {
+function matches(provided: Buffer, base: string, key: string | KeyObject): boolean {
   const expected = createHmac('sha1', key).update(base).digest();
   // Length is public (always 20 bytes for SHA-1); only equal-length buffers are compared.
   return provided.length === expected.length && timingSafeEqual(provided, expected);
@@ -166,10 +166,9 @@ function matches(provided: Buffer, base: string, key: string): boolean {
 export function verifySignature(
   input: SignatureInput,
   signature: string,
-  appSecret: string,
-  tokenSecret: string,
+  /** `signingKey(appSecret, tokenSecret)`, or a KeyObject made from it once (faster per request). */
+  key: string | KeyObject,
 ): VerifyResult {
-  const key = signingKey(appSecret, tokenSecret);
   const canonical = canonicalBaseString(input);
   // Node's base64 decoder skips characters it does not know; insist on the canonical form instead.
   const provided = Buffer.from(signature, 'base64');
