@@ -25,7 +25,7 @@ import {
  * Returns the hooks for a route: none when LIMITS_ENABLED is false, so then they cost nothing.
  */
 export function limitHooks(services: Services): (route: RouteConfig) => onRequestAsyncHookHandler[] {
-  const { config, limits: store } = services;
+  const { config } = services;
   if (!config.limitsEnabled) return () => [];
   const days = new BerlinDays();
   const quotas = new OwnerQuotas(services);
@@ -54,6 +54,8 @@ export function limitHooks(services: Services): (route: RouteConfig) => onReques
       const place = restricted ? lockKey(group!, request.ip) : '';
       const token = restricted ? nextLockToken() : '';
 
+      // Read per request, not captured: a test swaps the store to show what an unreachable one does.
+      const store = services.limits;
       const { outcome, dayCount } = await store.charge({
         idUser: auth.idUser ?? auth.idOwner,
         idApp: auth.idApp,
