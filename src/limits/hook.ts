@@ -81,7 +81,7 @@ export function limitHooks(services: Services): (route: RouteConfig) => onReques
           }
           return;
         case RATE_EXCEEDED:
-          throw slowDown(rateMax, restOfMinute(now));
+          throw slowDown(restOfMinute(now));
         case DAILY_QUOTA_EXCEEDED:
           throw dailyQuotaReached(dayMax, day.end, now);
         case MARKETPLACE_CAP_EXCEEDED:

@@ -16,11 +16,13 @@ export const restOfMinute = (epochMs: number) => (minuteOf(epochMs) + 1) * MINUT
 /** Seconds for Retry-After: whole seconds, at least 1, never before the window really ends. */
 export const retryAfterSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
-export function slowDown(perMinute: number, retryAfterMs: number): ApiError {
-  const seconds = retryAfterSeconds(retryAfterMs);
-  return new ApiError(
-    503,
-    `Slow Down: more than ${perMinute} requests in this minute from this app for this user. Retry after ${seconds} s (Retry-After).`,
-    { code: 'rate_limited', headers: { 'Retry-After': String(seconds) } },
-  );
+/**
+ * The refusal as spec §7 words it: the description is exactly "Slow Down", which clients may match
+ * whole; how long to wait is in Retry-After, the limit in the README.
+ */
+export function slowDown(retryAfterMs: number): ApiError {
+  return new ApiError(503, 'Slow Down', {
+    code: 'rate_limited',
+    headers: { 'Retry-After': String(retryAfterSeconds(retryAfterMs)) },
+  });
 }
