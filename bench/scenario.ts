@@ -23,4 +23,6 @@ export interface Scenario<T = unknown> {
   request(state: T, i: number): BenchRequest;
   /** The status every answer must have, or the run is void (a fast error path is not a result). */
   expectStatus: number;
+  /** Extra environment for the server under test (e.g. a setting switched off for comparison). */
+  env?: Record<string, string>;
 }

@@ -11,8 +11,10 @@ import { checkExpect, EXPECT_LIMIT, installBodyParsing } from './http/body.js';
 import { installCors } from './http/cors.js';
 import { rewriteFormatSegment } from './http/format.js';
 import { sendError } from './http/reply.js';
-import { Router } from './http/routing.js';
+import { type Router as ApiRouter, Router } from './http/routing.js';
 import { installVersions } from './http/versions.js';
+import { limitHooks } from './limits/hook.js';
+import { installLimitsOperator } from './limits/operator.js';
 import { registerRoutes } from './routes/index.js';
 import type { Services } from './services.js';
 
@@ -21,12 +23,17 @@ const REQUEST_ID_PREFIX = randomBytes(4).toString('hex');
 let requestCounter = 0;
 const nextRequestId = () => `${REQUEST_ID_PREFIX}${(++requestCounter).toString(16).padStart(8, '0')}`;
 
+export interface BuildOptions {
+  /** Registers the API's routes; tests of cross-cutting rules (limits) pass routes of their own. */
+  routes?: (router: ApiRouter, services: Services) => void;
+}
+
 /**
  * The HTTP application. One request takes one path through it:
- * wire (format segment, old hosts, Expect) → authentication (OAuth, app kind) → body parsing →
- * route → domain → serializer, and any error on the way is rendered by the one handler below.
+ * wire (format segment, old hosts, Expect) → authentication (OAuth, app kind) → limits → body
+ * parsing → route → domain → serializer, and any error on the way is rendered by the one handler below.
  */
-export async function buildApp(services: Services): Promise<FastifyInstance> {
+export async function buildApp(services: Services, options: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
     loggerInstance: services.log as FastifyBaseLogger,
@@ -57,8 +64,12 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   installBodyParsing(app);
 
   const router = new Router();
-  registerRoutes(router, services);
-  router.install(app, (route) => (route.kinds ? [authenticationHook(services, route.kinds)] : []));
+  (options.routes ?? registerRoutes)(router, services);
+  const limits = limitHooks(services);
+  router.install(app, (route) =>
+    route.kinds ? [authenticationHook(services, route.kinds), ...limits(route)] : [],
+  );
+  installLimitsOperator(app, services);
 
   app.get('/healthz', async (_request, reply) => {
     const database = await services.database.ping();

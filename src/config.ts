@@ -1,3 +1,5 @@
+import { REQUEST_GROUP_NAMES } from './limits/groups.js';
+
 /**
  * Every configuration value, spelled once: its environment variable, its command-line flag,
  * its default and its parser. The CLI builds its flags from this table and the README lists it,
@@ -21,6 +23,15 @@ export interface Config {
   logLevel: string;
   demoData: boolean;
   redisUrl: string | undefined;
+  limitsEnabled: boolean;
+  limitsPerMinute: number;
+  limitsDailyPrivate: number;
+  limitsDailyProfessional: number;
+  limitsDailyPowerseller: number;
+  limitsDailyMarketplace: number;
+  limitsConcurrentGroups: string[];
+  limitsLockTtlSeconds: number;
+  limitsRedisPrefix: string;
 }
 
 interface Setting<K extends keyof Config> {
@@ -68,6 +79,20 @@ function date(raw: string): number {
 }
 
 export class ConfigError extends Error {}
+
+/** Names of the request groups (src/limits/groups.ts), checked here so a typo fails at start. */
+function groupList(raw: string): string[] {
+  const names = list(raw);
+  for (const n of names) {
+    if (!(REQUEST_GROUP_NAMES as readonly string[]).includes(n)) {
+      throw new ConfigError(`unknown request group "${n}" (known: ${REQUEST_GROUP_NAMES.join(', ')})`);
+    }
+  }
+  return names;
+}
+
+/** Request counts: up to a trillion, so a benchmark can raise a limit out of its way. */
+const count = int(1, 1e12);
 
 function setting<K extends keyof Config>(s: Setting<K>): Setting<K> {
   return s;
@@ -201,6 +226,81 @@ export const SETTINGS = [
     default: undefined,
     parse: optional,
   }),
+  setting({
+    key: 'limitsEnabled',
+    env: 'LIMITS_ENABLED',
+    flag: '--limits-enabled',
+    description:
+      'Enforce the request limits (per-minute rate, daily quotas, concurrency). `false` turns them all off.',
+    default: 'true',
+    parse: bool,
+  }),
+  setting({
+    key: 'limitsPerMinute',
+    env: 'LIMITS_PER_MINUTE',
+    flag: '--limits-per-minute',
+    description: 'Requests per minute per app token and user; the next answers 503 "Slow Down".',
+    default: '600',
+    parse: count,
+  }),
+  setting({
+    key: 'limitsDailyPrivate',
+    env: 'LIMITS_DAILY_PRIVATE',
+    flag: '--limits-daily-private',
+    description: 'Daily request quota of a dedicated app whose owner has a private account.',
+    default: '5000',
+    parse: count,
+  }),
+  setting({
+    key: 'limitsDailyProfessional',
+    env: 'LIMITS_DAILY_PROFESSIONAL',
+    flag: '--limits-daily-professional',
+    description: 'Daily request quota of a dedicated app whose owner has a professional account.',
+    default: '100000',
+    parse: count,
+  }),
+  setting({
+    key: 'limitsDailyPowerseller',
+    env: 'LIMITS_DAILY_POWERSELLER',
+    flag: '--limits-daily-powerseller',
+    description: 'Daily request quota of a dedicated app whose owner has a powerseller account.',
+    default: '1000000',
+    parse: count,
+  }),
+  setting({
+    key: 'limitsDailyMarketplace',
+    env: 'LIMITS_DAILY_MARKETPLACE',
+    flag: '--limits-daily-marketplace',
+    description:
+      'Daily cap on marketplace-group requests (games, products, articles, users, …) of an app with a quota.',
+    default: '30000',
+    parse: count,
+  }),
+  setting({
+    key: 'limitsConcurrentGroups',
+    env: 'LIMITS_CONCURRENT_GROUPS',
+    flag: '--limits-concurrent-groups',
+    description:
+      'Comma-separated request groups limited to one request at a time per client IP (empty: none).',
+    default: 'stockFile,exports,userArticles,productSearch',
+    parse: groupList,
+  }),
+  setting({
+    key: 'limitsLockTtlSeconds',
+    env: 'LIMITS_LOCK_TTL_SECONDS',
+    flag: '--limits-lock-ttl-seconds',
+    description: 'Longest a concurrency place stays taken when its release was missed (a crashed instance).',
+    default: '120',
+    parse: int(1, 86_400),
+  }),
+  setting({
+    key: 'limitsRedisPrefix',
+    env: 'LIMITS_REDIS_PREFIX',
+    flag: '--limits-redis-prefix',
+    description: 'Prefix of the limit keys in Redis (deployments sharing one Redis need different ones).',
+    default: 'cardbazaar:limits:',
+    parse: (raw) => raw,
+  }),
 ] as const;
 
 /**
@@ -248,6 +348,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     secretKey: 'test-secret-key-test-secret-key-0123456789',
     logLevel: 'silent',
     demoData: false,
+    // Suites fire parallel requests from one address (inject's 127.0.0.1) and more than a minute's
+    // worth from one user on a clock that stands still; the limit suites turn limits on themselves.
+    limitsEnabled: false,
     ...overrides,
   };
 }

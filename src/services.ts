@@ -7,6 +7,8 @@ import type { Config } from './config.js';
 import type { DomainContext } from './domain/context.js';
 import { EventDispatcher } from './domain/events.js';
 import { registerEventHandlers } from './domain/handlers.js';
+import { createLimitStore } from './limits/create-store.js';
+import type { LimitStore } from './limits/store.js';
 import { type Database, openDatabase } from './store/db.js';
 import { migrateToLatest } from './store/migrate.js';
 import { openRedis } from './store/redis.js';
@@ -25,6 +27,8 @@ export interface Services extends DomainContext {
   wallClock: Clock;
   serverKey: string;
   nonces: NonceStore;
+  /** Request-limit counters and concurrency places (src/limits/): Redis when REDIS_URL is set. */
+  limits: LimitStore;
   redis: Redis | undefined;
   events: EventDispatcher;
   log: Logger;
@@ -95,6 +99,10 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       nonces = new MemoryNonceStore();
     }
 
+    const wallClock = overrides.wallClock ?? systemClock;
+    const limits = createLimitStore(config, redis, wallClock);
+    closers.push(() => limits.close());
+
     const ctx = { database, clock };
     const events = new EventDispatcher(ctx);
     registerEventHandlers(events);
@@ -104,9 +112,10 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       config,
       database,
       clock,
-      wallClock: overrides.wallClock ?? systemClock,
+      wallClock,
       serverKey,
       nonces,
+      limits,
       redis,
       events,
       log,

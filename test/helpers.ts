@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import OAuth from 'oauth-1.0a';
 import pg from 'pg';
-import { buildApp } from '../src/app.js';
+import { type BuildOptions, buildApp } from '../src/app.js';
 import { createApp } from '../src/auth/apps.js';
 import { ManualClock, OffsetClock } from '../src/clock.js';
 import { type Config, testConfig } from '../src/config.js';
@@ -60,7 +60,7 @@ async function postgresSchemaUrl(): Promise<{ url: string; drop: () => Promise<v
 }
 
 export async function startTestServer(
-  options: { dialect?: DialectName; config?: Partial<Config> } = {},
+  options: { dialect?: DialectName; config?: Partial<Config>; routes?: BuildOptions['routes'] } = {},
 ): Promise<TestServer> {
   const dialect = options.dialect ?? 'sqlite';
   let drop: (() => Promise<void>) | undefined;
@@ -74,7 +74,7 @@ export async function startTestServer(
   const wallClock = new OffsetClock(0);
   const config = testConfig({ databaseUrl, ...options.config });
   const services = await createServices(config, { clock, wallClock });
-  const app = await buildApp(services);
+  const app = await buildApp(services, { routes: options.routes });
   await app.ready();
   return {
     app,
@@ -153,6 +153,8 @@ export interface RequestOptions {
   signUrl?: string;
   /** Leave the Authorization header off. */
   unsigned?: boolean;
+  /** The client's address as the server sees it (default 127.0.0.1). */
+  remoteAddress?: string;
 }
 
 export function oauthClient(cred: Pick<TestCredentials, 'appToken' | 'appSecret'>, realm: string) {
@@ -206,6 +208,7 @@ export class ApiClient {
       url: u.pathname + u.search,
       headers,
       payload: options.body,
+      remoteAddress: options.remoteAddress,
     });
     let json: unknown;
     if (res.body && String(res.headers['content-type'] ?? '').startsWith('application/json'))

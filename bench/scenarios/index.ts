@@ -1,5 +1,8 @@
 import type { Scenario } from '../scenario.js';
-import { accountScenario } from './account.js';
+import { accountNoLimitsScenario, accountScenario } from './account.js';
 
 /** Every benchmark scenario, in the order `npm run bench` runs them. */
-export const scenarios: Scenario<never>[] = [accountScenario as Scenario<never>];
+export const scenarios: Scenario<never>[] = [
+  accountScenario as Scenario<never>,
+  accountNoLimitsScenario as Scenario<never>,
+];

@@ -3,6 +3,7 @@ import { registerAppCommands } from './apps.js';
 import { registerClockCommands } from './clock.js';
 import { addSettingOptions } from './context.js';
 import { registerCouponCommands } from './coupons.js';
+import { registerLimitsCommands } from './limits.js';
 import { registerRequestCommand } from './request.js';
 import { registerServeCommands } from './serve.js';
 import { registerUserCommands } from './users.js';
@@ -19,5 +20,6 @@ export function buildCli(): Command {
   registerCouponCommands(program);
   registerClockCommands(program);
   registerRequestCommand(program);
+  registerLimitsCommands(program);
   return program;
 }

@@ -1,0 +1,14 @@
+import type { FastifyReply } from 'fastify';
+
+/**
+ * The headers clients read their quota from (spec §8, reference §5): on every response to an app
+ * with a quota, successes and refusals alike; never on responses to apps without one.
+ */
+export const LIMIT_COUNT_HEADER = 'X-Request-Limit-Count';
+export const LIMIT_MAX_HEADER = 'X-Request-Limit-Max';
+
+/** `count`: requests counted since the last reset (this one included when it was counted). */
+export function setLimitHeaders(reply: FastifyReply, count: number, max: number): void {
+  reply.header(LIMIT_COUNT_HEADER, String(count));
+  reply.header(LIMIT_MAX_HEADER, String(max));
+}

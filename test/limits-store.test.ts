@@ -1,0 +1,266 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { Redis } from 'ioredis';
+import { ApiError } from '../src/errors.js';
+import { MemoryLimitStore } from '../src/limits/memory-store.js';
+import { RedisLimitStore } from '../src/limits/redis-store.js';
+import {
+  ALLOWED,
+  type Charge,
+  CONCURRENCY_BUSY,
+  DAILY_QUOTA_EXCEEDED,
+  type LimitStore,
+  lockKey,
+  MARKETPLACE_CAP_EXCEEDED,
+  RATE_EXCEEDED,
+} from '../src/limits/store.js';
+import { openRedis } from '../src/store/redis.js';
+
+/**
+ * The contract both limit stores keep: the same answers to the same charges, whether the counters
+ * live in this process or in Redis. The Redis run joins when TEST_REDIS_URL is set (`.ci/run` sets
+ * it); every test uses its own key prefix, so parallel test files never share counters.
+ */
+
+const STORES = process.env.TEST_REDIS_URL ? ['memory', 'redis'] : ['memory'];
+if (!process.env.TEST_REDIS_URL) {
+  console.log('# TEST_REDIS_URL is not set: the Redis runs of the limit store contract are skipped.');
+}
+
+let userIds = 1000;
+const base = (overrides: Partial<Charge> = {}): Charge => ({
+  idUser: 1,
+  idApp: 1,
+  minute: 1000,
+  rateMax: 600,
+  rateTtlMs: 60_000,
+  day: '2026-11-21',
+  dayMax: 0,
+  marketplaceMax: 0,
+  dayTtlMs: 3_600_000,
+  lockKey: '',
+  lockToken: '',
+  lockTtlMs: 60_000,
+  ...overrides,
+});
+
+async function chargeTimes(store: LimitStore, n: number, c: Charge) {
+  const outcomes: number[] = [];
+  for (let i = 0; i < n; i++) outcomes.push((await store.charge(c)).outcome);
+  return outcomes;
+}
+
+for (const kind of STORES) {
+  describe(`the limit store contract (${kind})`, () => {
+    let redis: Redis | undefined;
+    let store: LimitStore;
+    let idUser: number;
+    before(async () => {
+      if (kind === 'redis') {
+        redis = openRedis(process.env.TEST_REDIS_URL!);
+        await new Promise((resolve) => redis!.once('ready', resolve));
+      }
+    });
+    after(() => redis?.disconnect());
+
+    // A fresh store (and, for Redis, a fresh key prefix) and a fresh user per test.
+    const fresh = () => {
+      idUser = ++userIds;
+      store =
+        kind === 'redis'
+          ? new RedisLimitStore(redis!, `test:limits:${randomBytes(6).toString('hex')}:`)
+          : new MemoryLimitStore();
+      return store;
+    };
+
+    it('allows exactly rateMax requests in a minute, then refuses without counting', async () => {
+      fresh();
+      const c = base({ idUser, rateMax: 5, dayMax: 100 });
+      assert.deepEqual(await chargeTimes(store, 5, c), [0, 0, 0, 0, 0]);
+      assert.deepEqual(await store.charge(c), { outcome: RATE_EXCEEDED, dayCount: 5 });
+      assert.deepEqual(await store.charge(c), { outcome: RATE_EXCEEDED, dayCount: 5 });
+      const usage = await store.usage(idUser, c.day, c.minute);
+      assert.equal(usage.dayCount, 5, 'refused requests do not spend the daily budget');
+      assert.deepEqual(usage.perMinute, [{ idApp: 1, count: 5 }]);
+      // The next minute starts from zero.
+      assert.deepEqual(await store.charge({ ...c, minute: c.minute + 1 }), { outcome: ALLOWED, dayCount: 6 });
+    });
+
+    it('counts the rate per app token and per user', async () => {
+      fresh();
+      const c = base({ idUser, rateMax: 2 });
+      assert.deepEqual(await chargeTimes(store, 3, c), [0, 0, RATE_EXCEEDED]);
+      assert.equal((await store.charge({ ...c, idApp: 2 })).outcome, ALLOWED, 'another app of the user');
+      assert.equal((await store.charge({ ...c, idUser: idUser + 50_000 })).outcome, ALLOWED, 'another user');
+      const usage = await store.usage(idUser, c.day, c.minute);
+      assert.deepEqual(usage.perMinute, [
+        { idApp: 1, count: 2 },
+        { idApp: 2, count: 1 },
+      ]);
+    });
+
+    it('allows exactly dayMax requests a day, then refuses without spending the minute', async () => {
+      fresh();
+      const c = base({ idUser, dayMax: 3 });
+      const results = [];
+      for (let i = 0; i < 3; i++) results.push(await store.charge({ ...c, minute: c.minute + i }));
+      assert.deepEqual(
+        results.map((r) => r.dayCount),
+        [1, 2, 3],
+      );
+      assert.deepEqual(await store.charge({ ...c, minute: 2000 }), {
+        outcome: DAILY_QUOTA_EXCEEDED,
+        dayCount: 3,
+      });
+      const usage = await store.usage(idUser, c.day, 2000);
+      assert.deepEqual(usage.perMinute, [], 'the refused request took nothing from its minute');
+      // The next Berlin day starts from zero.
+      assert.deepEqual(await store.charge({ ...c, day: '2026-11-22', minute: 2000 }), {
+        outcome: ALLOWED,
+        dayCount: 1,
+      });
+    });
+
+    it('caps the marketplace group while other requests use the rest of the quota', async () => {
+      fresh();
+      const market = base({ idUser, dayMax: 10, marketplaceMax: 2 });
+      const other = { ...market, marketplaceMax: 0 };
+      assert.deepEqual(await chargeTimes(store, 2, market), [0, 0]);
+      assert.deepEqual(await store.charge(market), { outcome: MARKETPLACE_CAP_EXCEEDED, dayCount: 2 });
+      assert.deepEqual(await store.charge(other), { outcome: ALLOWED, dayCount: 3 });
+      const usage = await store.usage(idUser, market.day, market.minute);
+      assert.equal(usage.marketplaceCount, 2);
+      assert.equal(usage.dayCount, 3);
+      assert.deepEqual(usage.perMinute, [{ idApp: 1, count: 3 }]);
+    });
+
+    it('checks the minute first, then the day, then the marketplace cap, then the concurrency place', async () => {
+      fresh();
+      const key = lockKey('stockFile', `10.0.0.${idUser % 250}`);
+      await store.charge(base({ idUser: idUser + 1, lockKey: key, lockToken: 'other' }));
+      const c = base({ idUser, rateMax: 1, dayMax: 1, marketplaceMax: 1, lockKey: key, lockToken: 'mine' });
+      assert.equal((await store.charge({ ...c, lockKey: '' })).outcome, ALLOWED);
+      assert.equal((await store.charge(c)).outcome, RATE_EXCEEDED);
+      assert.equal((await store.charge({ ...c, rateMax: 10 })).outcome, DAILY_QUOTA_EXCEEDED);
+      assert.equal((await store.charge({ ...c, rateMax: 10, dayMax: 10 })).outcome, MARKETPLACE_CAP_EXCEEDED);
+      assert.equal(
+        (await store.charge({ ...c, rateMax: 10, dayMax: 10, marketplaceMax: 10 })).outcome,
+        CONCURRENCY_BUSY,
+      );
+    });
+
+    it('does not count apps without a quota against any day', async () => {
+      fresh();
+      const c = base({ idUser, dayMax: 0, marketplaceMax: 0 });
+      assert.deepEqual(await store.charge(c), { outcome: ALLOWED, dayCount: 0 });
+      const usage = await store.usage(idUser, c.day, c.minute);
+      assert.equal(usage.dayCount, 0);
+      assert.deepEqual(usage.perMinute, [{ idApp: 1, count: 1 }]);
+    });
+
+    it('gives a concurrency place to one holder at a time, and counts nothing when busy', async () => {
+      fresh();
+      const key = lockKey('exports', `192.0.2.${idUser % 250}`);
+      const c = base({ idUser, dayMax: 100, lockKey: key, lockToken: 'a' });
+      assert.deepEqual(await store.charge(c), { outcome: ALLOWED, dayCount: 1 });
+      assert.deepEqual(await store.charge({ ...c, lockToken: 'b' }), {
+        outcome: CONCURRENCY_BUSY,
+        dayCount: 1,
+      });
+      // Another IP, or another group from the same IP, has its own place.
+      assert.equal(
+        (await store.charge({ ...c, lockKey: lockKey('exports', '198.51.100.1'), lockToken: 'c' })).outcome,
+        ALLOWED,
+      );
+      assert.equal(
+        (
+          await store.charge({
+            ...c,
+            lockKey: lockKey('stockFile', `192.0.2.${idUser % 250}`),
+            lockToken: 'd',
+          })
+        ).outcome,
+        ALLOWED,
+      );
+      // A release with another token (a place that expired and was taken again) frees nothing.
+      await store.release(key, 'b');
+      assert.equal((await store.charge({ ...c, lockToken: 'e' })).outcome, CONCURRENCY_BUSY);
+      await store.release(key, 'a');
+      assert.deepEqual(await store.charge({ ...c, lockToken: 'f' }), { outcome: ALLOWED, dayCount: 4 });
+      await store.release(key, 'f');
+    });
+
+    it('frees a place whose release was missed once its TTL has passed', async () => {
+      fresh();
+      const key = lockKey('stockFile', `203.0.113.${idUser % 250}`);
+      const c = base({ idUser, lockKey: key, lockToken: 'lost', lockTtlMs: 50 });
+      assert.equal((await store.charge(c)).outcome, ALLOWED);
+      assert.equal((await store.charge({ ...c, lockToken: 'next' })).outcome, CONCURRENCY_BUSY);
+      const deadline = Date.now() + 5000;
+      let outcome: number = CONCURRENCY_BUSY;
+      while (outcome === CONCURRENCY_BUSY && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+        outcome = (await store.charge({ ...c, lockToken: 'next' })).outcome;
+      }
+      assert.equal(outcome, ALLOWED);
+    });
+
+    it('is exact under many parallel charges', async () => {
+      fresh();
+      const c = base({ idUser, rateMax: 1000, dayMax: 37 });
+      const results = await Promise.all(Array.from({ length: 100 }, () => store.charge(c)));
+      assert.equal(results.filter((r) => r.outcome === ALLOWED).length, 37);
+      assert.deepEqual(
+        results
+          .filter((r) => r.outcome === ALLOWED)
+          .map((r) => r.dayCount)
+          .sort((a, b) => a - b),
+        Array.from({ length: 37 }, (_, i) => i + 1),
+      );
+      assert.equal((await store.usage(idUser, c.day, c.minute)).dayCount, 37);
+    });
+
+    it('resets one user and leaves the others', async () => {
+      fresh();
+      const c = base({ idUser, rateMax: 2, dayMax: 2, marketplaceMax: 2 });
+      const other = { ...c, idUser: idUser + 70_000 };
+      await chargeTimes(store, 2, c);
+      await chargeTimes(store, 2, other);
+      assert.equal((await store.charge(c)).outcome, RATE_EXCEEDED);
+      await store.reset(idUser);
+      assert.deepEqual(await store.usage(idUser, c.day, c.minute), {
+        day: c.day,
+        dayCount: 0,
+        marketplaceCount: 0,
+        perMinute: [],
+      });
+      assert.deepEqual(await store.charge(c), { outcome: ALLOWED, dayCount: 1 });
+      assert.equal((await store.charge(other)).outcome, RATE_EXCEEDED, 'the other user keeps their counts');
+    });
+  });
+}
+
+describe('the Redis limit store without Redis', () => {
+  it('refuses quickly with a 503 that says why, instead of hanging or letting requests through', async () => {
+    // Nothing listens on port 1; the client fails fast (no offline queue).
+    const redis = openRedis('redis://127.0.0.1:1');
+    try {
+      const store = new RedisLimitStore(redis, 'test:limits:down:');
+      const started = Date.now();
+      await assert.rejects(store.charge(base()), (err: unknown) => {
+        assert.ok(err instanceof ApiError);
+        assert.equal(err.status, 503);
+        assert.equal(err.code, 'limits_unavailable');
+        assert.match(err.message, /Redis\) is unreachable/);
+        return true;
+      });
+      await assert.rejects(store.usage(1, '2026-11-21', 1), ApiError);
+      await assert.rejects(store.reset(1), ApiError);
+      await store.release('x', 'y'); // a release never throws: the TTL frees the place
+      assert.ok(Date.now() - started < 3000, 'fails within the command timeout');
+    } finally {
+      redis.disconnect();
+    }
+  });
+});
