@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { openRedis } from '../store/redis.js';
 import { MemoryNonceStore, type NonceStore, RedisNonceStore } from './nonces.js';
 
@@ -13,6 +13,10 @@ if (redis) {
 } else {
   console.log('# TEST_REDIS_URL is not set: the Redis nonce store contract is skipped.');
 }
+// The client fails fast while connecting (no offline queue), so wait until it is ready.
+before(async () => {
+  if (redis && redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+});
 after(() => redis?.disconnect());
 
 for (const [name, make] of stores) {

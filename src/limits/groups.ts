@@ -124,6 +124,9 @@ export const ROUTE_GROUPS: Readonly<Record<string, RequestGroup>> = {
   'DELETE /wantslist/:idWantslist': 'wantslist',
   // Third-party app authentication (reference §1.8).
   'POST /access': 'authentication',
+  // The browser page of the authorization flow: unsigned, so no app is counted, but classified.
+  'GET /authenticate/:appToken': 'authentication',
+  'GET /authenticate/:appToken/:lang': 'authentication',
 };
 
 /**
