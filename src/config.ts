@@ -21,6 +21,7 @@ export interface Config {
   logLevel: string;
   demoData: boolean;
   redisUrl: string | undefined;
+  messagesEnabled: boolean;
 }
 
 interface Setting<K extends keyof Config> {
@@ -200,6 +201,15 @@ export const SETTINGS = [
       'Redis for state shared by several instances (OAuth nonces, limits); unset keeps it in process memory.',
     default: undefined,
     parse: optional,
+  }),
+  setting({
+    key: 'messagesEnabled',
+    env: 'MESSAGES_ENABLED',
+    flag: '--messages-enabled',
+    description:
+      '`false` shuts the message requests down: every `/account/messages…` request answers 404 saying so, while the rest of the API works.',
+    default: 'true',
+    parse: bool,
   }),
 ] as const;
 
