@@ -4,6 +4,16 @@ import { withId } from './helpers.js';
 // Messages between users, the system accounts that send the marketplace's own messages, and wants
 // lists with their items.
 export async function up(db: Kysely<unknown>): Promise<void> {
+  // The shared price guide (schema.ts `PriceGuidesTable`) is declared by 0002's comment and down()
+  // but was never created there; the wish-price code SELL reads it. Created here only if no earlier
+  // migration has, with exactly the declared columns (cents, null where unknown).
+  let guide = db.schema
+    .createTable('priceGuides')
+    .ifNotExists()
+    .addColumn('idProduct', 'integer', (c) => c.primaryKey().references('products.idProduct'));
+  for (const column of PRICE_GUIDE_COLUMNS) guide = guide.addColumn(column, 'bigint');
+  await guide.addColumn('updatedAt', 'bigint', (c) => c.notNull()).execute();
+
   // One row per message, seen from both sides: each side deletes its own copy only (a flag), and the
   // row goes when both have. `seq` orders a thread; `idMessage` is the id the API shows.
   await withId(db, db.schema.createTable('messages'), 'seq')
@@ -84,6 +94,25 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['idMetaproduct', 'mailAlert'])
     .execute();
 }
+
+const PRICE_GUIDE_COLUMNS = [
+  'sell',
+  'low',
+  'lowEx',
+  'lowFoil',
+  'avg',
+  'trend',
+  'trendFoil',
+  'sellFoil',
+  'lowGerman',
+  'suggested',
+  'avg1',
+  'avg7',
+  'avg30',
+  'foilAvg1',
+  'foilAvg7',
+  'foilAvg30',
+];
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   for (const t of ['wants', 'wantslists', 'systemAccounts', 'messages']) {
