@@ -346,6 +346,31 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    it('paginates the thread list too, most recently active first', async () => {
+      const hub = await createTestClient(server);
+      const senders = [
+        await createTestUser(server),
+        await createTestUser(server),
+        await createTestUser(server),
+      ];
+      for (const sender of senders) {
+        server.clock.advance(1000);
+        await sendMessage(server.services, sender.idUser, hub.user.idUser, `from ${sender.username}`);
+      }
+      const page = await hub.api.get('/account/messages?start=1&maxResults=1', { json: true });
+      assert.equal(page.status, 206);
+      assert.equal(page.headers['content-range'], '1-1/3');
+      assert.equal(page.json.thread.length, 1);
+      assert.equal(page.json.thread[0].partner.idUser, senders[1]!.idUser);
+      const all = await hub.api.get('/account/messages', { json: true });
+      assert.deepEqual(
+        all.json.thread.map((t: { partner: { idUser: number } }) => t.partner.idUser),
+        senders.map((u) => u.idUser).reverse(),
+      );
+      const nobody = await createTestClient(server);
+      assert.equal((await nobody.api.get('/account/messages')).status, 204);
+    });
+
     describe('find', () => {
       let frank: { user: User; api: ApiClient };
       let gina: { user: User; api: ApiClient };

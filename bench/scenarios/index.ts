@@ -1,5 +1,9 @@
 import type { Scenario } from '../scenario.js';
 import { accountScenario } from './account.js';
+import { messageThreadScenario } from './messages.js';
 
 /** Every benchmark scenario, in the order `npm run bench` runs them. */
-export const scenarios: Scenario<never>[] = [accountScenario as Scenario<never>];
+export const scenarios: Scenario<never>[] = [
+  accountScenario as Scenario<never>,
+  messageThreadScenario as Scenario<never>,
+];

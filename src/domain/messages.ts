@@ -2,7 +2,6 @@ import { badRequest, notFound } from '../errors.js';
 import type { Executor } from '../store/db.js';
 import {
   countReceived,
-  countThread,
   countThreads,
   countUnreadFrom,
   findVisibleMessage,
@@ -13,6 +12,7 @@ import {
   type ReceivedFilter,
   receivedPage,
   threadPage,
+  threadStats,
   threadSummaries,
 } from '../store/messages.js';
 import type { Message, User } from '../store/schema.js';
@@ -106,8 +106,7 @@ export async function readThread(
 ): Promise<{ total: number; thread: ThreadView }> {
   const db = ctx.database.db;
   const partner = await requirePartner(db, viewer, idPartner);
-  const total = await countThread(db, viewer, idPartner);
-  const unreadMessages = await countUnreadFrom(db, viewer, idPartner);
+  const { total, unread: unreadMessages } = await threadStats(db, viewer, idPartner);
   const messages = shown(page, total) ? await threadPage(db, viewer, idPartner, page.offset, page.limit) : [];
   await markReceivedRead(db, viewer, messages);
   return { total, thread: { partner, messages, unreadMessages } };

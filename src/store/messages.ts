@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { Executor } from './db.js';
+import { prepared } from './prepared.js';
 import type { DB, Message } from './schema.js';
 
 /**
@@ -20,13 +21,56 @@ export async function insertMessage(db: Executor, message: Omit<Message, 'seq'>)
   return db.insertInto('messages').values(message).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function countThread(db: Executor, viewer: number, partner: number): Promise<number> {
-  const row = await db
-    .selectFrom('messages')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where(visibleBetween(viewer, partner))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+/**
+ * Reading a thread is what clients poll, so its two queries are compiled once (`prepared`). Their
+ * parameters are the values in the order the SQL uses them, hence the repeated ids; the flags are
+ * literals so they are not parameters.
+ */
+const visiblePair = (
+  eb: ExpressionBuilder<DB, 'messages'>,
+  viewer: number,
+  partner: number,
+  p2: number,
+  v2: number,
+) =>
+  eb.or([
+    eb.and([
+      eb('idSender', '=', viewer),
+      eb('idReceiver', '=', partner),
+      eb('senderDeleted', '=', sql.lit(0)),
+    ]),
+    eb.and([eb('idSender', '=', p2), eb('idReceiver', '=', v2), eb('receiverDeleted', '=', sql.lit(0))]),
+  ]);
+
+const threadStatsQuery = prepared(
+  (db, v0: number, viewer: number, partner: number, p2: number, v2: number) =>
+    db
+      .selectFrom('messages')
+      .select((eb) => [
+        eb.fn.countAll<number>().as('total'),
+        eb.fn
+          .sum<number>(
+            eb
+              .case()
+              .when(eb.and([eb('idReceiver', '=', v0), eb('unread', '=', sql.lit(1))]))
+              .then(sql.lit(1))
+              .else(sql.lit(0))
+              .end(),
+          )
+          .as('unread'),
+      ])
+      .where((eb) => visiblePair(eb, viewer, partner, p2, v2)),
+  [0, 0, 0, 0, 0],
+);
+
+/** How many messages `viewer` has with `partner`, and how many of those are unread by `viewer`. */
+export async function threadStats(
+  db: Executor,
+  viewer: number,
+  partner: number,
+): Promise<{ total: number; unread: number }> {
+  const [row] = await threadStatsQuery(db, viewer, viewer, partner, partner, viewer);
+  return { total: Number(row?.total ?? 0), unread: Number(row?.unread ?? 0) };
 }
 
 /** Unread messages `viewer` received from `partner`. */
@@ -42,6 +86,18 @@ export async function countUnreadFrom(db: Executor, viewer: number, partner: num
   return Number(row.n);
 }
 
+const threadPageQuery = prepared(
+  (db, viewer: number, partner: number, p2: number, v2: number, limit: number, offset: number) =>
+    db
+      .selectFrom('messages')
+      .selectAll()
+      .where((eb) => visiblePair(eb, viewer, partner, p2, v2))
+      .orderBy('seq')
+      .limit(limit)
+      .offset(offset),
+  [0, 0, 0, 0, 0, 0],
+);
+
 /** One page of a thread, oldest first. */
 export async function threadPage(
   db: Executor,
@@ -50,14 +106,7 @@ export async function threadPage(
   offset: number,
   limit: number,
 ): Promise<Message[]> {
-  return db
-    .selectFrom('messages')
-    .selectAll()
-    .where(visibleBetween(viewer, partner))
-    .orderBy('seq')
-    .limit(limit)
-    .offset(offset)
-    .execute();
+  return threadPageQuery(db, viewer, partner, partner, viewer, limit, offset);
 }
 
 export async function findVisibleMessage(
