@@ -32,6 +32,7 @@ export interface Config {
   limitsConcurrentGroups: string[];
   limitsLockTtlSeconds: number;
   limitsRedisPrefix: string;
+  messagesEnabled: boolean;
 }
 
 interface Setting<K extends keyof Config> {
@@ -300,6 +301,15 @@ export const SETTINGS = [
     description: 'Prefix of the limit keys in Redis (deployments sharing one Redis need different ones).',
     default: 'cardbazaar:limits:',
     parse: (raw) => raw,
+  }),
+  setting({
+    key: 'messagesEnabled',
+    env: 'MESSAGES_ENABLED',
+    flag: '--messages-enabled',
+    description:
+      '`false` shuts the message requests down: every `/account/messages…` request answers 404 saying so, while the rest of the API works.',
+    default: 'true',
+    parse: bool,
   }),
 ] as const;
 

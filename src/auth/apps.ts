@@ -12,7 +12,9 @@ import {
   revokeActiveTokens,
   revokeApp,
 } from '../store/apps.js';
+import type { Executor } from '../store/db.js';
 import type { AccessToken, App, AppKind } from '../store/schema.js';
+import { isSystemAccount } from '../store/system-accounts.js';
 import { findUserById } from '../store/users.js';
 import { forgetCredentials } from './cache.js';
 import { type Credential, deriveCredential, hashToken, newSalt } from './credentials.js';
@@ -61,6 +63,7 @@ export async function createApp(
   return ctx.database.transaction(async (tx) => {
     const user = await findUserById(tx, input.idUser);
     if (!user) throw notFound(`User ${input.idUser} does not exist.`);
+    await refuseSystemAccount(tx, input.idUser);
     const now = ctx.clock.now();
     const salt = newSalt();
     const cred = deriveCredential(ctx.serverKey, 'app', salt);
@@ -108,6 +111,7 @@ export async function createAccessToken(
       throw badRequest('A dedicated app acts only for its owner.');
     }
     if (!(await findUserById(tx, input.idUser))) throw notFound(`User ${input.idUser} does not exist.`);
+    await refuseSystemAccount(tx, input.idUser);
     const now = ctx.clock.now();
     if (app.kind === 'dedicated') {
       await revokeActiveTokens(tx, app.idApp, input.idUser, now);
@@ -135,6 +139,13 @@ export async function findAppForAuthorization(
   if (!appToken) return undefined;
   const app = await findAppByTokenHash(ctx.database.db, hashToken(appToken));
   return app && app.revokedAt === null ? app : undefined;
+}
+
+/** The marketplace's own sender (`domain/system-messages.ts`) must never be something one can act as. */
+async function refuseSystemAccount(db: Executor, idUser: number): Promise<void> {
+  if (await isSystemAccount(db, idUser)) {
+    throw badRequest('This is the system account: it can have no apps or access tokens.');
+  }
 }
 
 export async function revokeAppById(ctx: DomainContext, idApp: number): Promise<void> {

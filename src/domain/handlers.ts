@@ -1,7 +1,11 @@
-import type { EventDispatcher } from './events.js';
+import { EVENTS, type EventDispatcher } from './events.js';
+import { alertWantsOfListedArticle } from './want-alerts.js';
 
 /**
  * Who reacts to which event. Each feature that reacts to an event registers its handler here, so
  * the list of everything the marketplace does on its own is in one place.
  */
-export function registerEventHandlers(_events: EventDispatcher): void {}
+export function registerEventHandlers(events: EventDispatcher): void {
+  // A newly available or cheaper article: tell the users whose wants it matches (mail alert).
+  events.on(EVENTS.articleListed, alertWantsOfListedArticle);
+}

@@ -2,9 +2,13 @@ import type { Router } from '../http/routing.js';
 import type { Services } from '../services.js';
 import { accountRoutes } from './account.js';
 import { authenticateRoutes } from './authenticate.js';
+import { messageRoutes } from './messages.js';
+import { wantslistRoutes } from './wantslists.js';
 
 /** Every resource group of the API; each module adds its routes to the one router. */
 export function registerRoutes(router: Router, services: Services): void {
   accountRoutes(router, services);
   authenticateRoutes(router, services);
+  messageRoutes(router, services);
+  wantslistRoutes(router, services);
 }

@@ -1,4 +1,5 @@
 import type { Services } from '../services.js';
+import { seedDemoMessages } from './demo-messages.js';
 import { seedDemoUsers } from './demo-users.js';
 
 export interface SeedOptions {
@@ -15,4 +16,5 @@ export async function seedDemo(services: Services, options: SeedOptions = {}): P
   const out = options.out ?? (() => {});
   await seedDemoUsers(services);
   out('Demo users and apps are ready.');
+  await seedDemoMessages(services);
 }

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type { Executor } from './db.js';
+import { prepared } from './prepared.js';
 
 /**
  * The account's numbers that live in other features' tables. Each feature adds its query here as
@@ -12,6 +14,19 @@ export interface AccountCounters {
   unpaidAmount: number;
 }
 
-export async function accountCounters(_db: Executor, _idUser: number): Promise<AccountCounters> {
-  return { articlesInShoppingCart: 0, unreadMessages: 0, unpaidAmount: 0 };
+// GET /account is the hot path: one indexed count (messages_unread), compiled once. A message the
+// receiver deleted is never unread (deleting clears the flag).
+const unreadMessageCount = prepared(
+  (db, idUser: number) =>
+    db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('idReceiver', '=', idUser)
+      .where('unread', '=', sql.lit(1)),
+  [0],
+);
+
+export async function accountCounters(db: Executor, idUser: number): Promise<AccountCounters> {
+  const unread = await unreadMessageCount(db, idUser);
+  return { articlesInShoppingCart: 0, unreadMessages: Number(unread[0]?.n ?? 0), unpaidAmount: 0 };
 }

@@ -271,6 +271,59 @@ export interface OrderArticlesTable {
   count: number;
 }
 
+/**
+ * A message, stored once for both sides. `idMessage` is the API's id (hex); `seq` orders a thread.
+ * Each side's delete only sets its own flag; `unread` is the receiver's state.
+ */
+export interface MessagesTable {
+  seq: Generated<number>;
+  idMessage: string;
+  idSender: number;
+  idReceiver: number;
+  text: string;
+  date: number;
+  unread: number;
+  senderDeleted: number;
+  receiverDeleted: number;
+}
+
+/** Users the marketplace itself acts as, by role (`system`: the sender of alerts and notices). */
+export interface SystemAccountsTable {
+  role: string;
+  idUser: number;
+}
+
+export interface WantslistsTable {
+  idWantslist: Generated<number>;
+  idUser: number;
+  idGame: number;
+  name: string;
+  createdAt: number;
+}
+
+/** A wants list item: a product or a metaproduct (exactly one of the two ids is set). */
+export interface WantsTable {
+  seq: Generated<number>;
+  /** The API's id (hex). */
+  idWant: string;
+  idWantslist: number;
+  idProduct: number | null;
+  idMetaproduct: number | null;
+  count: number;
+  /** Cents; 0 is no wish price. */
+  wishPrice: number;
+  mailAlert: number;
+  /** Comma-separated language ids; empty is any language. */
+  idLanguages: string;
+  minCondition: string;
+  /** null: either; 0/1: must (not) be. */
+  isFoil: number | null;
+  isSigned: number | null;
+  isAltered: number | null;
+  isFirstEd: number | null;
+  createdAt: number;
+}
+
 export interface DB {
   users: UsersTable;
   apps: AppsTable;
@@ -289,6 +342,10 @@ export interface DB {
   reservationArticles: ReservationArticlesTable;
   orders: OrdersTable;
   orderArticles: OrderArticlesTable;
+  messages: MessagesTable;
+  systemAccounts: SystemAccountsTable;
+  wantslists: WantslistsTable;
+  wants: WantsTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -303,3 +360,6 @@ export type Order = Selectable<OrdersTable>;
 export type OrderArticle = Selectable<OrderArticlesTable>;
 export type Reservation = Selectable<ReservationsTable>;
 export type PriceGuide = Selectable<PriceGuidesTable>;
+export type Message = Selectable<MessagesTable>;
+export type Wantslist = Selectable<WantslistsTable>;
+export type Want = Selectable<WantsTable>;

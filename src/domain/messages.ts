@@ -1,0 +1,220 @@
+import { badRequest, notFound } from '../errors.js';
+import type { Executor } from '../store/db.js';
+import {
+  countReceived,
+  countThreads,
+  countUnreadFrom,
+  findVisibleMessage,
+  hideMessages,
+  insertMessage,
+  markRead,
+  messagesBySeq,
+  type ReceivedFilter,
+  receivedPage,
+  threadPage,
+  threadStats,
+  threadSummaries,
+} from '../store/messages.js';
+import type { Message, User } from '../store/schema.js';
+import { findUserById } from '../store/users.js';
+import type { DomainContext } from './context.js';
+import { newHexId } from './hex-id.js';
+import { isSystemAccount } from './system-messages.js';
+
+/**
+ * Private messages between users (spec §2.2, §4.1; reference §1.2, §2.15). A thread is everything
+ * between the caller and one other user. Rules chosen where the sources are silent:
+ *  - a message is stored once; deleting removes it from the caller's side only;
+ *  - reading a thread page, one message, or `find?unread=true` marks what the caller received there
+ *    as read; the response still shows those messages as they were (`unread: true`) so a client
+ *    can tell what is new, and the next read shows them read;
+ *  - the caller's own messages are never `unread` for the caller.
+ */
+export const MAX_MESSAGE_LENGTH = 5000;
+
+export interface Page {
+  offset: number;
+  limit: number;
+  /** An unpaginated request for more than `limit` is redirected (307): nothing is shown or read. */
+  paginated: boolean;
+}
+
+/** Whether the page's entities will be shown (and so may be marked read). */
+function shown(page: Page, total: number): boolean {
+  return total > page.offset && (page.paginated || total <= page.limit);
+}
+
+export interface ThreadView {
+  partner: User;
+  messages: Message[];
+  /** Messages of this thread the caller has not read (before this request marked any). */
+  unreadMessages: number;
+}
+
+async function requirePartner(db: Executor, viewer: number, idPartner: number): Promise<User> {
+  if (idPartner === viewer) {
+    throw badRequest('A thread is with another user: idOtherUser is your own user id.', {
+      field: 'idOtherUser',
+    });
+  }
+  const partner = await findUserById(db, idPartner);
+  if (!partner) throw notFound(`User ${idPartner} does not exist.`, { field: 'idOtherUser' });
+  return partner;
+}
+
+/** Marks the page's received unread messages read; one statement, so atomic on its own. */
+async function markReceivedRead(db: Executor, viewer: number, messages: Message[]): Promise<void> {
+  const seqs = messages.filter((m) => m.idReceiver === viewer && m.unread === 1).map((m) => m.seq);
+  await markRead(db, viewer, seqs);
+}
+
+export interface ThreadOverview {
+  total: number;
+  threads: ThreadView[];
+}
+
+/** The caller's threads, most recently active first, each with its latest message. */
+export async function listThreads(ctx: DomainContext, viewer: number, page: Page): Promise<ThreadOverview> {
+  const db = ctx.database.db;
+  const total = await countThreads(db, viewer);
+  if (!shown(page, total)) return { total, threads: [] };
+  const summaries = await threadSummaries(db, viewer, page.offset, page.limit);
+  const latest = new Map(
+    (
+      await messagesBySeq(
+        db,
+        summaries.map((s) => s.lastSeq),
+      )
+    ).map((m) => [m.seq, m]),
+  );
+  const threads: ThreadView[] = [];
+  for (const s of summaries) {
+    const partner = await findUserById(db, s.partner);
+    const message = latest.get(s.lastSeq);
+    if (!partner || !message) continue;
+    threads.push({ partner, messages: [message], unreadMessages: s.unreadMessages });
+  }
+  return { total, threads };
+}
+
+/** One page of the thread with `idPartner`, oldest first; what the caller received there is read now. */
+export async function readThread(
+  ctx: DomainContext,
+  viewer: number,
+  idPartner: number,
+  page: Page,
+): Promise<{ total: number; thread: ThreadView }> {
+  const db = ctx.database.db;
+  const partner = await requirePartner(db, viewer, idPartner);
+  const { total, unread: unreadMessages } = await threadStats(db, viewer, idPartner);
+  const messages = shown(page, total) ? await threadPage(db, viewer, idPartner, page.offset, page.limit) : [];
+  await markReceivedRead(db, viewer, messages);
+  return { total, thread: { partner, messages, unreadMessages } };
+}
+
+export async function readMessage(
+  ctx: DomainContext,
+  viewer: number,
+  idPartner: number,
+  idMessage: string,
+): Promise<ThreadView> {
+  const db = ctx.database.db;
+  const partner = await requirePartner(db, viewer, idPartner);
+  const message = await findVisibleMessage(db, viewer, idPartner, idMessage);
+  if (!message) {
+    throw notFound(`You have no message ${idMessage} in your thread with user ${idPartner}.`, {
+      field: 'idMessage',
+    });
+  }
+  const unreadMessages = await countUnreadFrom(db, viewer, idPartner);
+  await markReceivedRead(db, viewer, [message]);
+  return { partner, messages: [message], unreadMessages };
+}
+
+/** Sends a message; answers the thread with the new message only. */
+export async function sendMessage(
+  ctx: DomainContext,
+  viewer: number,
+  idPartner: number,
+  rawText: string,
+): Promise<ThreadView> {
+  const text = rawText.trim();
+  if (text === '') throw badRequest('The message is empty.', { field: 'message' });
+  if (text.length > MAX_MESSAGE_LENGTH) {
+    throw badRequest(
+      `A message has at most ${MAX_MESSAGE_LENGTH} characters (this one has ${text.length}).`,
+      {
+        field: 'message',
+      },
+    );
+  }
+  return ctx.database.transaction(async (tx) => {
+    const partner = await requirePartner(tx, viewer, idPartner);
+    if (await isSystemAccount(tx, idPartner)) {
+      throw badRequest(
+        'The system account only sends notices; it does not receive messages. Write to the user concerned instead.',
+        { field: 'idOtherUser' },
+      );
+    }
+    const message = await insertMessage(tx, {
+      idMessage: newHexId(),
+      idSender: viewer,
+      idReceiver: idPartner,
+      text,
+      date: ctx.clock.now(),
+      unread: 1,
+      senderDeleted: 0,
+      receiverDeleted: 0,
+    });
+    const unreadMessages = await countUnreadFrom(tx, viewer, idPartner);
+    return { partner, messages: [message], unreadMessages };
+  });
+}
+
+/** Deletes the whole thread from the caller's side; the other user keeps theirs. */
+export async function deleteThread(ctx: DomainContext, viewer: number, idPartner: number): Promise<void> {
+  await ctx.database.transaction(async (tx) => {
+    await requirePartner(tx, viewer, idPartner);
+    const hidden = await hideMessages(tx, viewer, idPartner);
+    if (hidden === 0) {
+      throw notFound(`You have no messages with user ${idPartner}.`, { field: 'idOtherUser' });
+    }
+  });
+}
+
+/** Deletes one message from the caller's side; the other user keeps theirs. */
+export async function deleteMessage(
+  ctx: DomainContext,
+  viewer: number,
+  idPartner: number,
+  idMessage: string,
+): Promise<void> {
+  await ctx.database.transaction(async (tx) => {
+    await requirePartner(tx, viewer, idPartner);
+    const hidden = await hideMessages(tx, viewer, idPartner, idMessage);
+    if (hidden === 0) {
+      throw notFound(`You have no message ${idMessage} in your thread with user ${idPartner}.`, {
+        field: 'idMessage',
+      });
+    }
+  });
+}
+
+export type FindFilter = ReceivedFilter;
+
+/**
+ * Messages the caller received (reference §1.2, find): unread ones, or those within dates. With
+ * `unreadOnly`, what is returned is marked read.
+ */
+export async function findMessages(
+  ctx: DomainContext,
+  viewer: number,
+  filter: FindFilter,
+  page: Page,
+): Promise<{ total: number; messages: Message[] }> {
+  const db = ctx.database.db;
+  const total = await countReceived(db, viewer, filter);
+  const messages = shown(page, total) ? await receivedPage(db, viewer, filter, page.offset, page.limit) : [];
+  if (filter.unreadOnly) await markReceivedRead(db, viewer, messages);
+  return { total, messages };
+}

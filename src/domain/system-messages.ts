@@ -1,0 +1,92 @@
+import type { Executor } from '../store/db.js';
+import { insertMessage } from '../store/messages.js';
+import type { Message } from '../store/schema.js';
+import { findSystemAccount, insertSystemAccount, isSystemAccount } from '../store/system-accounts.js';
+import { insertUser } from '../store/users.js';
+import { newHexId } from './hex-id.js';
+
+/**
+ * The marketplace's own voice: messages it sends on its own (a wants-list alert today; order and
+ * reservation notices can use the same function). They come from one system account, a user row
+ * recorded in `systemAccounts`, which:
+ *  - is created the first time it is needed, so an empty database stays empty (the sandbox loads
+ *    its demo data only into one without users);
+ *  - has a username no one can register (it contains a space), no password, and can have no apps
+ *    or access tokens (`auth/apps.ts` refuses), so nobody can act as it;
+ *  - receives nothing: sending it a message is refused. It keeps no copy of what it sends.
+ */
+export const SYSTEM_ROLE = 'system';
+export const SYSTEM_USERNAME = 'Cardbazaar System';
+
+/** The system account's user id, creating it on first use (inside the caller's transaction). */
+export async function systemAccountId(db: Executor, now: number): Promise<number> {
+  const existing = await findSystemAccount(db, SYSTEM_ROLE);
+  if (existing !== undefined) return existing;
+  const user = await insertUser(db, {
+    username: SYSTEM_USERNAME,
+    passwordHash: null,
+    country: 'D',
+    isCommercial: 0,
+    maySell: 0,
+    sellerActivation: 0,
+    riskGroup: 0,
+    lossPercentage: '0 - 2%',
+    reputation: 0,
+    shipsFast: 0,
+    onVacation: 0,
+    idDisplayLanguage: 1,
+    firstName: 'Cardbazaar',
+    lastName: 'System',
+    company: null,
+    addressName: '',
+    addressExtra: null,
+    street: '',
+    zip: '',
+    city: '',
+    email: '',
+    phoneNumber: '',
+    vat: null,
+    legalInformation: 'Messages sent by the marketplace itself. Replies are not read.',
+    registerDate: now,
+    isActivated: 1,
+    moneyBalance: 0,
+    bonusBalance: 0,
+    providerRechargeAmount: 0,
+    accountOwner: '',
+    iban: '',
+    bic: '',
+    bankName: '',
+    sellCount: 0,
+    soldItems: 0,
+    avgShippingTime: 0,
+    unsentShipments: 0,
+  });
+  await insertSystemAccount(db, SYSTEM_ROLE, user.idUser);
+  return user.idUser;
+}
+
+export { isSystemAccount };
+
+/**
+ * Sends `text` from the system to a user, in the caller's transaction (an event handler's, so the
+ * message exists exactly when the event counts as delivered). The receiver sees it unread.
+ */
+export async function sendSystemMessage(
+  db: Executor,
+  now: number,
+  idReceiver: number,
+  text: string,
+): Promise<Message> {
+  const idSender = await systemAccountId(db, now);
+  return insertMessage(db, {
+    idMessage: newHexId(),
+    idSender,
+    idReceiver,
+    text,
+    date: now,
+    unread: 1,
+    // The system keeps no copy: once the receiver deletes the message, the row goes.
+    senderDeleted: 1,
+    receiverDeleted: 0,
+  });
+}

@@ -1,0 +1,71 @@
+import { formatCents } from '../mappers/values.js';
+import { loadArticleViews } from '../store/articles.js';
+import type { Tx } from '../store/db.js';
+import { findUserById } from '../store/users.js';
+import { type AlertWant, alertWants, findTargetProduct } from '../store/wants.js';
+import { languageName } from './catalog.js';
+import type { DomainContext } from './context.js';
+import { sendSystemMessage } from './system-messages.js';
+import { offerMatchesWant } from './wants.js';
+
+/**
+ * The wants-list mail alert: when an article becomes available or cheaper (`article.listed`), every
+ * user with a want that has `mailAlert` on and accepts the article (same product, or any printing
+ * of the metaproduct; language, condition and flags as the want asks; price at or below the wish
+ * price, any price when the want has none) gets one message from the system naming the offer.
+ * Not alerted: the seller themself, and nobody while the seller is on vacation or the article has
+ * no copy left (its offer is not available).
+ */
+export async function alertWantsOfListedArticle(ctx: DomainContext, tx: Tx, payload: unknown): Promise<void> {
+  const idArticle = (payload as { idArticle?: unknown } | null)?.idArticle;
+  if (typeof idArticle !== 'number' || !Number.isInteger(idArticle)) {
+    throw new Error(`article.listed needs an integer idArticle (got ${JSON.stringify(payload)})`);
+  }
+  const [article] = await loadArticleViews(tx, [idArticle]);
+  if (!article || article.count <= 0) return;
+  const seller = await findUserById(tx, article.idUser);
+  if (!seller || seller.onVacation === 1) return;
+  const product = await findTargetProduct(tx, article.idProduct);
+  if (!product) return;
+  const wants = await alertWants(
+    tx,
+    article.idProduct,
+    product.idMetaproduct,
+    product.idGame,
+    article.idUser,
+  );
+  const offer = { ...article, isSingle: article.product.isSingle === 1 };
+  const byOwner = new Map<number, AlertWant[]>();
+  for (const want of wants) {
+    if (want.wishPrice > 0 && article.price > want.wishPrice) continue;
+    if (!offerMatchesWant(want, offer)) continue;
+    byOwner.set(want.idUser, [...(byOwner.get(want.idUser) ?? []), want]);
+  }
+  const now = ctx.clock.now();
+  for (const [owner, matched] of byOwner) {
+    const lists = matched
+      .map(
+        (w) =>
+          `"${w.listName}" (${w.wishPrice > 0 ? `wish price ${formatCents(w.wishPrice)} EUR` : 'no wish price'})`,
+      )
+      .join(', ');
+    const details = [
+      `${article.count} ${article.count === 1 ? 'copy' : 'copies'}`,
+      languageName(article.idLanguage),
+      offer.isSingle ? article.condition : null,
+      article.isFoil ? 'foil' : null,
+      article.isSigned ? 'signed' : null,
+      article.isAltered ? 'altered' : null,
+      article.isFirstEd ? 'first edition' : null,
+    ]
+      .filter(Boolean)
+      .join(', ');
+    const expansion = article.product.expansionName ? ` (${article.product.expansionName})` : '';
+    const text =
+      `Wants list alert: ${article.product.enName}${expansion} is offered for ${formatCents(article.price)} EUR ` +
+      `by ${seller.username} (${details}), article ${article.idArticle}. ` +
+      `It matches your ${matched.length === 1 ? 'want' : 'wants'} in ${lists}. ` +
+      `All offers: /articles/${article.idProduct}`;
+    await sendSystemMessage(tx, now, owner, text);
+  }
+}

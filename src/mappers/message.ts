@@ -1,0 +1,39 @@
+import type { ThreadView } from '../domain/messages.js';
+import type { Message } from '../store/schema.js';
+import { mapUser } from './user.js';
+import { bool, link, timestamp } from './values.js';
+
+/**
+ * Message and Thread (reference §2.15). A message is seen by one user: `isSending` is true for the
+ * messages that user wrote, and `unread` is only ever true for messages they received.
+ */
+export function mapMessage(message: Message, viewer: number) {
+  const isSending = message.idSender === viewer;
+  return {
+    idMessage: message.idMessage,
+    isSending,
+    date: timestamp(message.date),
+    text: message.text,
+    unread: !isSending && bool(message.unread),
+  };
+}
+
+export function threadLinks(idPartner: number) {
+  const href = `/account/messages/${idPartner}`;
+  return [link('self', href), link('send_message', href, 'POST'), link('delete_thread', href, 'DELETE')];
+}
+
+/**
+ * A thread: the partner (the other party, so with name and address, like an order's counterparty),
+ * its messages, and how many the viewer has not read. In the overview each thread carries only its
+ * latest message, as a single element; a thread itself lists its messages (an array in JSON).
+ */
+export function mapThread(thread: ThreadView, viewer: number, form: 'overview' | 'thread') {
+  const messages = thread.messages.map((m) => mapMessage(m, viewer));
+  return {
+    partner: mapUser(thread.partner, 'counterparty'),
+    message: form === 'overview' ? messages[0] : messages,
+    unreadMessages: thread.unreadMessages,
+    links: threadLinks(thread.partner.idUser),
+  };
+}

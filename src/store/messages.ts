@@ -1,0 +1,268 @@
+import { type ExpressionBuilder, sql } from 'kysely';
+import type { Executor } from './db.js';
+import { prepared } from './prepared.js';
+import type { DB, Message } from './schema.js';
+
+/**
+ * Messages as one user sees them. Every query here is written from the viewer's side: a message is
+ * visible to its sender until the sender deletes it, and to its receiver until the receiver does.
+ */
+
+/** The messages between `viewer` and `partner` that `viewer` still has. */
+function visibleBetween(viewer: number, partner: number) {
+  return (eb: ExpressionBuilder<DB, 'messages'>) =>
+    eb.or([
+      eb.and([eb('idSender', '=', viewer), eb('idReceiver', '=', partner), eb('senderDeleted', '=', 0)]),
+      eb.and([eb('idSender', '=', partner), eb('idReceiver', '=', viewer), eb('receiverDeleted', '=', 0)]),
+    ]);
+}
+
+export async function insertMessage(db: Executor, message: Omit<Message, 'seq'>): Promise<Message> {
+  return db.insertInto('messages').values(message).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * Reading a thread is what clients poll, so its two queries are compiled once (`prepared`). Their
+ * parameters are the values in the order the SQL uses them, hence the repeated ids; the flags are
+ * literals so they are not parameters.
+ */
+const visiblePair = (
+  eb: ExpressionBuilder<DB, 'messages'>,
+  viewer: number,
+  partner: number,
+  p2: number,
+  v2: number,
+) =>
+  eb.or([
+    eb.and([
+      eb('idSender', '=', viewer),
+      eb('idReceiver', '=', partner),
+      eb('senderDeleted', '=', sql.lit(0)),
+    ]),
+    eb.and([eb('idSender', '=', p2), eb('idReceiver', '=', v2), eb('receiverDeleted', '=', sql.lit(0))]),
+  ]);
+
+const threadStatsQuery = prepared(
+  (db, v0: number, viewer: number, partner: number, p2: number, v2: number) =>
+    db
+      .selectFrom('messages')
+      .select((eb) => [
+        eb.fn.countAll<number>().as('total'),
+        eb.fn
+          .sum<number>(
+            eb
+              .case()
+              .when(eb.and([eb('idReceiver', '=', v0), eb('unread', '=', sql.lit(1))]))
+              .then(sql.lit(1))
+              .else(sql.lit(0))
+              .end(),
+          )
+          .as('unread'),
+      ])
+      .where((eb) => visiblePair(eb, viewer, partner, p2, v2)),
+  [0, 0, 0, 0, 0],
+);
+
+/** How many messages `viewer` has with `partner`, and how many of those are unread by `viewer`. */
+export async function threadStats(
+  db: Executor,
+  viewer: number,
+  partner: number,
+): Promise<{ total: number; unread: number }> {
+  const [row] = await threadStatsQuery(db, viewer, viewer, partner, partner, viewer);
+  return { total: Number(row?.total ?? 0), unread: Number(row?.unread ?? 0) };
+}
+
+/** Unread messages `viewer` received from `partner`. */
+export async function countUnreadFrom(db: Executor, viewer: number, partner: number): Promise<number> {
+  const row = await db
+    .selectFrom('messages')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('idReceiver', '=', viewer)
+    .where('idSender', '=', partner)
+    .where('unread', '=', 1)
+    .where('receiverDeleted', '=', 0)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+const threadPageQuery = prepared(
+  (db, viewer: number, partner: number, p2: number, v2: number, limit: number, offset: number) =>
+    db
+      .selectFrom('messages')
+      .selectAll()
+      .where((eb) => visiblePair(eb, viewer, partner, p2, v2))
+      .orderBy('seq')
+      .limit(limit)
+      .offset(offset),
+  [0, 0, 0, 0, 0, 0],
+);
+
+/** One page of a thread, oldest first. */
+export async function threadPage(
+  db: Executor,
+  viewer: number,
+  partner: number,
+  offset: number,
+  limit: number,
+): Promise<Message[]> {
+  return threadPageQuery(db, viewer, partner, partner, viewer, limit, offset);
+}
+
+export async function findVisibleMessage(
+  db: Executor,
+  viewer: number,
+  partner: number,
+  idMessage: string,
+): Promise<Message | undefined> {
+  return db
+    .selectFrom('messages')
+    .selectAll()
+    .where('idMessage', '=', idMessage)
+    .where(visibleBetween(viewer, partner))
+    .executeTakeFirst();
+}
+
+/** Marks read what `viewer` received among these messages. */
+export async function markRead(db: Executor, viewer: number, seqs: number[]): Promise<void> {
+  if (seqs.length === 0) return;
+  await db
+    .updateTable('messages')
+    .set({ unread: 0 })
+    .where('idReceiver', '=', viewer)
+    .where('seq', 'in', seqs)
+    .where('unread', '=', 1)
+    .execute();
+}
+
+/**
+ * Removes messages from `viewer`'s side only (all of the thread, or one message). A removed unread
+ * message stops counting as unread. Rows both sides have removed are deleted for good.
+ */
+export async function hideMessages(
+  db: Executor,
+  viewer: number,
+  partner: number,
+  idMessage?: string,
+): Promise<number> {
+  const sent = db
+    .updateTable('messages')
+    .set({ senderDeleted: 1 })
+    .where('idSender', '=', viewer)
+    .where('idReceiver', '=', partner)
+    .where('senderDeleted', '=', 0)
+    .$if(idMessage !== undefined, (q) => q.where('idMessage', '=', idMessage!));
+  const received = db
+    .updateTable('messages')
+    .set({ receiverDeleted: 1, unread: 0 })
+    .where('idSender', '=', partner)
+    .where('idReceiver', '=', viewer)
+    .where('receiverDeleted', '=', 0)
+    .$if(idMessage !== undefined, (q) => q.where('idMessage', '=', idMessage!));
+  const a = await sent.executeTakeFirst();
+  const b = await received.executeTakeFirst();
+  await db
+    .deleteFrom('messages')
+    .where('senderDeleted', '=', 1)
+    .where('receiverDeleted', '=', 1)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('idSender', '=', viewer), eb('idReceiver', '=', partner)]),
+        eb.and([eb('idSender', '=', partner), eb('idReceiver', '=', viewer)]),
+      ]),
+    )
+    .execute();
+  return Number(a.numUpdatedRows) + Number(b.numUpdatedRows);
+}
+
+export interface ThreadSummary {
+  partner: number;
+  /** `seq` of the latest message the viewer has in the thread. */
+  lastSeq: number;
+  unreadMessages: number;
+}
+
+/** The viewer's side of every message, as (partner, seq, unread-for-viewer). */
+function viewerSide(db: Executor, viewer: number) {
+  const sent = db
+    .selectFrom('messages')
+    .select(['idReceiver as partner', 'seq', sql<number>`0`.as('unreadFlag')])
+    .where('idSender', '=', viewer)
+    .where('senderDeleted', '=', 0);
+  const received = db
+    .selectFrom('messages')
+    .select(['idSender as partner', 'seq', 'unread as unreadFlag'])
+    .where('idReceiver', '=', viewer)
+    .where('receiverDeleted', '=', 0);
+  return sent.unionAll(received);
+}
+
+export async function countThreads(db: Executor, viewer: number): Promise<number> {
+  const row = await db
+    .selectFrom(viewerSide(db, viewer).as('m'))
+    .select(sql<number>`count(distinct m.partner)`.as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The viewer's threads, the most recently active first. */
+export async function threadSummaries(
+  db: Executor,
+  viewer: number,
+  offset: number,
+  limit: number,
+): Promise<ThreadSummary[]> {
+  const rows = await db
+    .selectFrom(viewerSide(db, viewer).as('m'))
+    .select([
+      'm.partner',
+      (eb) => eb.fn.max('m.seq').as('lastSeq'),
+      (eb) => eb.fn.sum<number>('m.unreadFlag').as('unreadMessages'),
+    ])
+    .groupBy('m.partner')
+    .orderBy('lastSeq', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  return rows.map((r) => ({
+    partner: Number(r.partner),
+    lastSeq: Number(r.lastSeq),
+    unreadMessages: Number(r.unreadMessages),
+  }));
+}
+
+export async function messagesBySeq(db: Executor, seqs: number[]): Promise<Message[]> {
+  if (seqs.length === 0) return [];
+  return db.selectFrom('messages').selectAll().where('seq', 'in', seqs).execute();
+}
+
+export interface ReceivedFilter {
+  unreadOnly: boolean;
+  from?: number;
+  to?: number;
+}
+
+function received(db: Executor, viewer: number, filter: ReceivedFilter) {
+  let q = db.selectFrom('messages').where('idReceiver', '=', viewer).where('receiverDeleted', '=', 0);
+  if (filter.unreadOnly) q = q.where('unread', '=', 1);
+  if (filter.from !== undefined) q = q.where('date', '>=', filter.from);
+  if (filter.to !== undefined) q = q.where('date', '<=', filter.to);
+  return q;
+}
+
+export async function countReceived(db: Executor, viewer: number, filter: ReceivedFilter): Promise<number> {
+  const row = await received(db, viewer, filter)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function receivedPage(
+  db: Executor,
+  viewer: number,
+  filter: ReceivedFilter,
+  offset: number,
+  limit: number,
+): Promise<Message[]> {
+  return received(db, viewer, filter).selectAll().orderBy('seq').limit(limit).offset(offset).execute();
+}

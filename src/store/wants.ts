@@ -1,0 +1,436 @@
+import { sql } from 'kysely';
+import type { Executor } from './db.js';
+import type { Want, Wantslist } from './schema.js';
+
+/** Wants lists and their items, and the marketplace facts their rules and rendering need. */
+
+export interface GameFacts {
+  idGame: number;
+  name: string;
+  abbreviation: string;
+}
+
+export interface WantslistRow extends Wantslist {
+  game: GameFacts;
+  itemCount: number;
+}
+
+function wantslistRows(db: Executor) {
+  return db
+    .selectFrom('wantslists as l')
+    .innerJoin('games as g', 'g.idGame', 'l.idGame')
+    .selectAll('l')
+    .select([
+      'g.name as gameName',
+      'g.abbreviation as gameAbbreviation',
+      (eb) =>
+        eb
+          .selectFrom('wants as w')
+          .select((e) => e.fn.countAll<number>().as('n'))
+          .whereRef('w.idWantslist', '=', 'l.idWantslist')
+          .as('itemCount'),
+    ]);
+}
+
+type FlatWantslist = Wantslist & { gameName: string; gameAbbreviation: string; itemCount: number | null };
+
+function toWantslistRow({ gameName, gameAbbreviation, itemCount, ...list }: FlatWantslist): WantslistRow {
+  return {
+    ...list,
+    game: { idGame: list.idGame, name: gameName, abbreviation: gameAbbreviation },
+    itemCount: Number(itemCount ?? 0),
+  };
+}
+
+export async function wantslistsOfUser(db: Executor, idUser: number): Promise<WantslistRow[]> {
+  const rows = await wantslistRows(db).where('l.idUser', '=', idUser).orderBy('l.idWantslist').execute();
+  return rows.map((r) => toWantslistRow(r as FlatWantslist));
+}
+
+export async function findWantslist(db: Executor, idWantslist: number): Promise<WantslistRow | undefined> {
+  const row = await wantslistRows(db).where('l.idWantslist', '=', idWantslist).executeTakeFirst();
+  return row ? toWantslistRow(row as FlatWantslist) : undefined;
+}
+
+export async function countWantslists(db: Executor, idUser: number): Promise<number> {
+  const row = await db
+    .selectFrom('wantslists')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('idUser', '=', idUser)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Whether the user has another list of that name (compared without case). */
+export async function wantslistNameTaken(
+  db: Executor,
+  idUser: number,
+  name: string,
+  exceptId?: number,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('wantslists')
+    .select('idWantslist')
+    .where('idUser', '=', idUser)
+    .where(sql`lower(name)`, '=', name.toLowerCase())
+    .$if(exceptId !== undefined, (q) => q.where('idWantslist', '<>', exceptId!))
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function findGame(db: Executor, idGame: number): Promise<GameFacts | undefined> {
+  return db.selectFrom('games').selectAll().where('idGame', '=', idGame).executeTakeFirst();
+}
+
+export async function insertWantslist(
+  db: Executor,
+  list: { idUser: number; idGame: number; name: string; createdAt: number },
+): Promise<number> {
+  const row = await db
+    .insertInto('wantslists')
+    .values(list)
+    .returning('idWantslist')
+    .executeTakeFirstOrThrow();
+  return row.idWantslist;
+}
+
+export async function renameWantslist(db: Executor, idWantslist: number, name: string): Promise<void> {
+  await db.updateTable('wantslists').set({ name }).where('idWantslist', '=', idWantslist).execute();
+}
+
+export async function deleteWantslistRow(db: Executor, idWantslist: number): Promise<void> {
+  await db.deleteFrom('wants').where('idWantslist', '=', idWantslist).execute();
+  await db.deleteFrom('wantslists').where('idWantslist', '=', idWantslist).execute();
+}
+
+export async function wantsOfList(db: Executor, idWantslist: number): Promise<Want[]> {
+  return db.selectFrom('wants').selectAll().where('idWantslist', '=', idWantslist).orderBy('seq').execute();
+}
+
+export async function countWants(db: Executor, idWantslist: number): Promise<number> {
+  const row = await db
+    .selectFrom('wants')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('idWantslist', '=', idWantslist)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function findWantInList(
+  db: Executor,
+  idWantslist: number,
+  idWant: string,
+): Promise<Want | undefined> {
+  return db
+    .selectFrom('wants')
+    .selectAll()
+    .where('idWantslist', '=', idWantslist)
+    .where('idWant', '=', idWant)
+    .executeTakeFirst();
+}
+
+export type NewWant = Omit<Want, 'seq'>;
+
+export async function insertWant(db: Executor, want: NewWant): Promise<void> {
+  await db.insertInto('wants').values(want).execute();
+}
+
+export async function updateWant(db: Executor, seq: number, changes: Partial<NewWant>): Promise<void> {
+  await db.updateTable('wants').set(changes).where('seq', '=', seq).execute();
+}
+
+export async function deleteWant(db: Executor, seq: number): Promise<void> {
+  await db.deleteFrom('wants').where('seq', '=', seq).execute();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Catalog facts
+
+export interface TargetProduct {
+  idProduct: number;
+  idGame: number;
+  idMetaproduct: number | null;
+  enName: string;
+}
+
+export async function findTargetProduct(db: Executor, idProduct: number): Promise<TargetProduct | undefined> {
+  return db
+    .selectFrom('products')
+    .select(['idProduct', 'idGame', 'idMetaproduct', 'enName'])
+    .where('idProduct', '=', idProduct)
+    .executeTakeFirst();
+}
+
+/** The metaproduct, and whether it groups any product of that game. */
+export async function findTargetMetaproduct(
+  db: Executor,
+  idMetaproduct: number,
+  idGame: number,
+): Promise<{ enName: string; inGame: boolean } | undefined> {
+  const meta = await db
+    .selectFrom('metaproducts')
+    .select('enName')
+    .where('idMetaproduct', '=', idMetaproduct)
+    .executeTakeFirst();
+  if (!meta) return undefined;
+  const product = await db
+    .selectFrom('products')
+    .select('idProduct')
+    .where('idMetaproduct', '=', idMetaproduct)
+    .where('idGame', '=', idGame)
+    .limit(1)
+    .executeTakeFirst();
+  return { enName: meta.enName, inGame: product !== undefined };
+}
+
+/** What a want matches: a product, or any product of a metaproduct within the list's game. */
+export type WantTarget = { idProduct: number } | { idMetaproduct: number; idGame: number };
+
+export interface OfferFilter {
+  /** Empty: any language. */
+  languages: number[];
+  /** Conditions accepted for single cards (null: any). */
+  conditions: string[] | null;
+  flags: Partial<Record<'isFoil' | 'isSigned' | 'isAltered' | 'isFirstEd', boolean>>;
+  /** The want's owner: one's own offers are not offers to oneself. */
+  excludeSeller: number;
+}
+
+/**
+ * The lowest price (cents) among the offers a buyer with this want could buy now: copies available
+ * (count > 0), from sellers not on vacation, matching the want's language, condition (singles) and
+ * flags. Uses the articles-by-product-and-price index.
+ */
+export async function lowestOffer(
+  db: Executor,
+  target: WantTarget,
+  filter: OfferFilter,
+): Promise<number | null> {
+  let q = db
+    .selectFrom('articles as a')
+    .innerJoin('users as u', 'u.idUser', 'a.idUser')
+    .innerJoin('products as p', 'p.idProduct', 'a.idProduct')
+    .select((eb) => eb.fn.min<number>('a.price').as('low'))
+    .where('a.count', '>', 0)
+    .where('u.onVacation', '=', 0)
+    .where('a.idUser', '<>', filter.excludeSeller);
+  q =
+    'idProduct' in target
+      ? q.where('a.idProduct', '=', target.idProduct)
+      : q.where('p.idMetaproduct', '=', target.idMetaproduct).where('p.idGame', '=', target.idGame);
+  if (filter.languages.length > 0) q = q.where('a.idLanguage', 'in', filter.languages);
+  if (filter.conditions) {
+    const conditions = filter.conditions;
+    q = q.where((eb) => eb.or([eb('p.isSingle', '=', 0), eb('a.condition', 'in', conditions)]));
+  }
+  for (const [flag, value] of Object.entries(filter.flags)) {
+    q = q.where(`a.${flag as 'isFoil'}`, '=', value ? 1 : 0);
+  }
+  const row = await q.executeTakeFirst();
+  return row?.low === null || row?.low === undefined ? null : Number(row.low);
+}
+
+/** The price guide's SELL (cents): of the product, or the lowest among the metaproduct's products. */
+export async function averageSell(db: Executor, target: WantTarget): Promise<number | null> {
+  let q = db
+    .selectFrom('priceGuides as g')
+    .innerJoin('products as p', 'p.idProduct', 'g.idProduct')
+    .select((eb) => eb.fn.min<number>('g.sell').as('sell'))
+    .where('g.sell', 'is not', null)
+    .where('g.sell', '>', 0);
+  q =
+    'idProduct' in target
+      ? q.where('g.idProduct', '=', target.idProduct)
+      : q.where('p.idMetaproduct', '=', target.idMetaproduct).where('p.idGame', '=', target.idGame);
+  const row = await q.executeTakeFirst();
+  return row?.sell === null || row?.sell === undefined ? null : Number(row.sell);
+}
+
+/** The Product entity's facts for the products of a list's items (reference §2.7, find form). */
+export interface WantProductFacts {
+  idProduct: number;
+  idMetaproduct: number | null;
+  countReprints: number;
+  enName: string;
+  locName: string;
+  localization: Array<{ name: string; idLanguage: number }>;
+  image: string;
+  idGame: number;
+  gameName: string;
+  categoryName: string;
+  number: string | null;
+  rarity: string | null;
+  expansionName: string | null;
+  expansionIcon: number | null;
+  countArticles: number;
+  countFoils: number;
+}
+
+export async function productFacts(
+  db: Executor,
+  idProducts: number[],
+  idLanguage: number,
+): Promise<Map<number, WantProductFacts>> {
+  const out = new Map<number, WantProductFacts>();
+  if (idProducts.length === 0) return out;
+  const rows = await db
+    .selectFrom('products as p')
+    .innerJoin('games as g', 'g.idGame', 'p.idGame')
+    .leftJoin('expansions as e', 'e.idExpansion', 'p.idExpansion')
+    .leftJoin('productNames as n', (join) =>
+      join.onRef('n.idProduct', '=', 'p.idProduct').on('n.idLanguage', '=', idLanguage),
+    )
+    .select([
+      'p.idProduct',
+      'p.idMetaproduct',
+      'p.enName',
+      sql<string>`coalesce(n.name, p."enName")`.as('locName'),
+      'p.image',
+      'p.idGame',
+      'g.name as gameName',
+      'p.categoryName',
+      'p.number',
+      'p.rarity',
+      'e.enName as expansionName',
+      'e.icon as expansionIcon',
+      (eb) =>
+        eb
+          .selectFrom('products as r')
+          .select((e) => e.fn.countAll<number>().as('n'))
+          .whereRef('r.idMetaproduct', '=', 'p.idMetaproduct')
+          .as('countReprints'),
+    ])
+    .where('p.idProduct', 'in', idProducts)
+    .execute();
+  const names = await db
+    .selectFrom('productNames')
+    .selectAll()
+    .where('idProduct', 'in', idProducts)
+    .orderBy('idProduct')
+    .orderBy('idLanguage')
+    .execute();
+  const counts = await db
+    .selectFrom('articles as a')
+    .innerJoin('users as u', 'u.idUser', 'a.idUser')
+    .select([
+      'a.idProduct',
+      (eb) => eb.fn.sum<number>('a.count').as('countArticles'),
+      sql<number>`sum(case when a."isFoil" = 1 then a.count else 0 end)`.as('countFoils'),
+    ])
+    .where('a.idProduct', 'in', idProducts)
+    .where('a.count', '>', 0)
+    .where('u.onVacation', '=', 0)
+    .groupBy('a.idProduct')
+    .execute();
+  const countsOf = new Map(counts.map((c) => [c.idProduct, c]));
+  for (const r of rows) {
+    const c = countsOf.get(r.idProduct);
+    out.set(r.idProduct, {
+      ...r,
+      countReprints: r.idMetaproduct === null ? 1 : Number(r.countReprints ?? 1),
+      localization: names
+        .filter((n) => n.idProduct === r.idProduct)
+        .map((n) => ({ name: n.name, idLanguage: n.idLanguage })),
+      countArticles: Number(c?.countArticles ?? 0),
+      countFoils: Number(c?.countFoils ?? 0),
+    });
+  }
+  return out;
+}
+
+/** The Metaproduct entity's facts (reference §2.9); names and image come from its first product. */
+export interface WantMetaproductFacts {
+  idMetaproduct: number;
+  enName: string;
+  locName: string;
+  localization: Array<{ name: string; idLanguage: number }>;
+  image: string;
+}
+
+export async function metaproductFacts(
+  db: Executor,
+  idMetaproducts: number[],
+  idLanguage: number,
+): Promise<Map<number, WantMetaproductFacts>> {
+  const out = new Map<number, WantMetaproductFacts>();
+  if (idMetaproducts.length === 0) return out;
+  const metas = await db
+    .selectFrom('metaproducts as m')
+    .select([
+      'm.idMetaproduct',
+      'm.enName',
+      (eb) =>
+        eb
+          .selectFrom('products as p')
+          .select((e) => e.fn.min<number>('p.idProduct').as('first'))
+          .whereRef('p.idMetaproduct', '=', 'm.idMetaproduct')
+          .as('firstProduct'),
+    ])
+    .where('m.idMetaproduct', 'in', idMetaproducts)
+    .execute();
+  const firsts = metas.map((m) => m.firstProduct).filter((id): id is number => id !== null);
+  const names =
+    firsts.length === 0
+      ? []
+      : await db
+          .selectFrom('productNames')
+          .selectAll()
+          .where('idProduct', 'in', firsts)
+          .orderBy('idLanguage')
+          .execute();
+  const images =
+    firsts.length === 0
+      ? []
+      : await db
+          .selectFrom('products')
+          .select(['idProduct', 'image'])
+          .where('idProduct', 'in', firsts)
+          .execute();
+  for (const m of metas) {
+    const first = m.firstProduct === null ? null : Number(m.firstProduct);
+    const localization = names
+      .filter((n) => n.idProduct === first)
+      .map((n) => ({ name: n.name, idLanguage: n.idLanguage }));
+    out.set(m.idMetaproduct, {
+      idMetaproduct: m.idMetaproduct,
+      enName: m.enName,
+      locName: localization.find((l) => l.idLanguage === idLanguage)?.name ?? m.enName,
+      localization: localization.length > 0 ? localization : [{ name: m.enName, idLanguage: 1 }],
+      image: images.find((i) => i.idProduct === first)?.image ?? '',
+    });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mail alerts
+
+export interface AlertWant extends Want {
+  idUser: number;
+  listName: string;
+}
+
+/** Wants with a mail alert for this product or its metaproduct, of users other than the seller. */
+export async function alertWants(
+  db: Executor,
+  idProduct: number,
+  idMetaproduct: number | null,
+  idGame: number,
+  seller: number,
+): Promise<AlertWant[]> {
+  return db
+    .selectFrom('wants as w')
+    .innerJoin('wantslists as l', 'l.idWantslist', 'w.idWantslist')
+    .selectAll('w')
+    .select(['l.idUser', 'l.name as listName'])
+    .where('w.mailAlert', '=', 1)
+    .where('l.idGame', '=', idGame)
+    .where('l.idUser', '<>', seller)
+    .where((eb) =>
+      idMetaproduct === null
+        ? eb('w.idProduct', '=', idProduct)
+        : eb.or([eb('w.idProduct', '=', idProduct), eb('w.idMetaproduct', '=', idMetaproduct)]),
+    )
+    .orderBy('w.seq')
+    .execute();
+}
