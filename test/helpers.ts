@@ -179,7 +179,7 @@ export interface ApiResult {
   headers: LightMyRequestResponse['headers'];
   text: string;
   /** Parsed JSON body (for `json: true` requests with a body); tests read it loosely by design. */
-  // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field in tests
+
   json: any;
 }
 

@@ -55,7 +55,7 @@ export async function userByName(services: Services, username: string): Promise<
 export class CliError extends Error {}
 
 /** Turns any failure into a message on stderr and exit code 1, instead of a stack trace. */
-// biome-ignore lint/suspicious/noExplicitAny: commander passes each command's own argument list
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- commander passes each command's own argument list
 export function reportErrors<A extends any[]>(action: (...args: A) => Promise<void>) {
   return async (...args: A) => {
     try {

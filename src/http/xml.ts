@@ -14,9 +14,9 @@ const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n';
 // Characters that need escaping, and characters XML 1.0 cannot carry at all (dropped: a document no
 // client can parse is worse than a missing control character). Tested first, since most values are
 // plain text and need neither.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly the characters to find
+// eslint-disable-next-line no-control-regex -- these are exactly the characters to find
 const SPECIAL = /[&<>\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly the characters to drop
+// eslint-disable-next-line no-control-regex -- these are exactly the characters to drop
 const INVALID_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
 function escapeText(s: string): string {

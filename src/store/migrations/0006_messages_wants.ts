@@ -64,7 +64,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('idMetaproduct', 'integer', (c) => c.references('metaproducts.idMetaproduct'))
     .addColumn('count', 'integer', (c) => c.notNull().check(sql`"count" > 0`))
     // Cents; 0 is "no wish price".
-    .addColumn('wishPrice', 'bigint', (c) => c.notNull().defaultTo(0).check(sql`"wishPrice" >= 0`))
+    .addColumn('wishPrice', 'bigint', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`"wishPrice" >= 0`),
+    )
     .addColumn('mailAlert', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('idLanguages', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('minCondition', 'text', (c) => c.notNull())
