@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AuthContext } from '../auth/authenticate.js';
 import { ApiError } from '../errors.js';
@@ -33,13 +34,21 @@ export interface ApiResponse {
   /** null: no body (204, 307). */
   body?: Tree | null;
   headers?: Record<string, string>;
+  /**
+   * A body the route rendered itself, sent as is instead of `body` (a file, or a document too large
+   * to build in memory, streamed); `headers` must then give its Content-Type.
+   */
+  payload?: Buffer | string | Readable;
 }
 
 export type Handler = (req: ApiRequest) => Promise<ApiResponse>;
 
 export interface RouteOptions {
-  /** Which app kinds may call this route (spec §5.5, the Ded/Wid/3rd columns of the reference). */
-  kinds: readonly AppKind[];
+  /**
+   * Which app kinds may call this route (spec §5.5, the Ded/Wid/3rd columns of the reference), or
+   * `'public'` for the rare resource fetched without OAuth (a download link that is its own key).
+   */
+  kinds: readonly AppKind[] | 'public';
 }
 
 export const ok = (body: Tree, headers?: Record<string, string>): ApiResponse => ({
@@ -125,7 +134,7 @@ export class Router {
       for (const [method, def] of methods) {
         const config: RouteConfig = {
           allowedMethods: allowed,
-          kinds: def.options.kinds,
+          kinds: def.options.kinds === 'public' ? undefined : def.options.kinds,
           routeKey: `${method} ${path}`,
         };
         app.route({
@@ -167,7 +176,11 @@ export class Router {
   }
 }
 
-async function runHandler(handler: Handler, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function runHandler(
+  handler: Handler,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply | undefined> {
   const result = await handler({
     method: request.method,
     params: request.params as Record<string, string>,
@@ -180,6 +193,11 @@ async function runHandler(handler: Handler, request: FastifyRequest, reply: Fast
   });
   if (result.headers) reply.headers(result.headers);
   const status = result.status ?? 200;
+  if (result.payload !== undefined) {
+    // Returning the reply tells Fastify a stream is still being sent (an async handler that
+    // resolves to undefined before a streamed body is under way ends the response empty).
+    return reply.code(status).send(result.payload);
+  }
   if (result.body === null || result.body === undefined) {
     reply.code(status).send();
     return;

@@ -1,0 +1,75 @@
+import { type Kysely, sql } from 'kysely';
+import { isSqlite, withId } from './helpers.js';
+
+// Stock management: export jobs and their files. It also makes sure the cart reservation tables it
+// reads exist (their types are in schema.ts, but no earlier migration creates them): created only
+// if missing, with exactly the columns schema.ts declares, so the cart feature's own migration or a
+// corrected 0002 can own them without a conflict.
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await withId(db, db.schema.createTable('reservations').ifNotExists(), 'idReservation')
+    .addColumn('idBuyer', 'integer', (c) => c.notNull().references('users.idUser'))
+    .addColumn('idSeller', 'integer', (c) => c.notNull().references('users.idUser'))
+    .addColumn('idShippingMethod', 'integer')
+    .addColumn('createdAt', 'bigint', (c) => c.notNull())
+    .addColumn('expiresAt', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createTable('reservationArticles')
+    .ifNotExists()
+    .addColumn('idReservation', 'integer', (c) => c.notNull().references('reservations.idReservation'))
+    .addColumn('idArticle', 'integer', (c) => c.notNull().references('articles.idArticle'))
+    .addColumn('count', 'integer', (c) => c.notNull().check(sql`"count" > 0`))
+    .addPrimaryKeyConstraint('reservationArticles_pk', ['idReservation', 'idArticle'])
+    .execute();
+  // Stock reads ask "are copies of these articles reserved?" by article.
+  await db.schema
+    .createIndex('reservationArticles_by_article')
+    .ifNotExists()
+    .on('reservationArticles')
+    .columns(['idArticle'])
+    .execute();
+  await db.schema
+    .createIndex('reservations_by_seller')
+    .ifNotExists()
+    .on('reservations')
+    .columns(['idSeller'])
+    .execute();
+
+  // An export request (`POST /exports/stock`, `POST /exports/userOffers/:idUser`): built by the
+  // outbox handler, listed for 24 hours, its file downloadable through an unguessable link.
+  await withId(db, db.schema.createTable('exports'), 'idRequest')
+    .addColumn('idUser', 'integer', (c) => c.notNull().references('users.idUser'))
+    .addColumn('type', 'text', (c) => c.notNull())
+    .addColumn('resourceId', 'integer', (c) => c.notNull())
+    .addColumn('idGame', 'integer')
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('salt', 'text', (c) => c.notNull())
+    .addColumn('startedAt', 'bigint', (c) => c.notNull())
+    .addColumn('finishedAt', 'bigint')
+    .addColumn('expiresAt', 'bigint', (c) => c.notNull())
+    .addColumn('articleCount', 'integer')
+    .addColumn('size', 'bigint')
+    .execute();
+  await db.schema
+    .createIndex('exports_by_user')
+    .on('exports')
+    .columns(['idUser', 'type', 'startedAt'])
+    .execute();
+  await db.schema.createIndex('exports_by_expiry').on('exports').columns(['expiresAt']).execute();
+
+  // The gzipped file, in pieces: written and read as streams, never held whole in memory.
+  await db.schema
+    .createTable('exportChunks')
+    .addColumn('idRequest', 'integer', (c) => c.notNull().references('exports.idRequest').onDelete('cascade'))
+    .addColumn('seq', 'integer', (c) => c.notNull())
+    .addColumn('data', isSqlite(db) ? 'blob' : sql`bytea`, (c) => c.notNull())
+    .addPrimaryKeyConstraint('exportChunks_pk', ['idRequest', 'seq'])
+    .execute();
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('exportChunks').execute();
+  await db.schema.dropTable('exports').execute();
+  await db.schema.dropIndex('reservationArticles_by_article').ifExists().execute();
+  await db.schema.dropIndex('reservations_by_seller').ifExists().execute();
+}
