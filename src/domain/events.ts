@@ -16,6 +16,8 @@ export const EVENTS = {
   articleListed: 'article.listed',
   /** An order changed state: { idOrder, from, to }. */
   orderStateChanged: 'order.stateChanged',
+  /** A stock or user-offers export was requested; its handler builds the file: { idRequest }. */
+  exportRequested: 'export.requested',
 } as const;
 
 export type EventHandler = (ctx: DomainContext, tx: Tx, payload: unknown) => Promise<void>;

@@ -1,7 +1,12 @@
-import type { EventDispatcher } from './events.js';
+import { EVENTS, type EventDispatcher } from './events.js';
+import { buildExport } from './exports.js';
 
 /**
  * Who reacts to which event. Each feature that reacts to an event registers its handler here, so
  * the list of everything the marketplace does on its own is in one place.
  */
-export function registerEventHandlers(_events: EventDispatcher): void {}
+export function registerEventHandlers(events: EventDispatcher): void {
+  events.on(EVENTS.exportRequested, (ctx, tx, payload) =>
+    buildExport(ctx, tx, (payload as { idRequest: number }).idRequest),
+  );
+}

@@ -271,3 +271,16 @@ export async function deleteIfEmpty(db: Executor, idArticle: number): Promise<bo
     .executeTakeFirst();
   return r.numDeletedRows === 1n;
 }
+
+/** Which of these articles have copies in this buyer's cart. */
+export async function inBuyersCart(db: Executor, idBuyer: number, ids: number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('reservationArticles as ra')
+    .innerJoin('reservations as r', 'r.idReservation', 'ra.idReservation')
+    .select('ra.idArticle')
+    .where('r.idBuyer', '=', idBuyer)
+    .where('ra.idArticle', 'in', ids)
+    .execute();
+  return new Set(rows.map((r) => Number(r.idArticle)));
+}
