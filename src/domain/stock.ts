@@ -265,7 +265,7 @@ async function updateOne(
   let target: number;
   if (equal) {
     target = equal.view.idArticle;
-    await addCopies(tx, target, input.count, now, Number.MAX_SAFE_INTEGER);
+    await addCopies(tx, target, input.count, now);
     equal.view.count += input.count;
   } else {
     const row = await insertStockArticle(tx, {

@@ -219,14 +219,14 @@ export async function addCopies(
   idArticle: number,
   n: number,
   now: number,
-  max: number,
+  max?: number,
 ): Promise<boolean> {
-  const r = await db
+  let q = db
     .updateTable('articles')
     .set((eb) => ({ count: eb('count', '+', n), lastEdited: now }))
-    .where('idArticle', '=', idArticle)
-    .where('count', '<=', max - n)
-    .executeTakeFirst();
+    .where('idArticle', '=', idArticle);
+  if (max !== undefined) q = q.where('count', '<=', max - n);
+  const r = await q.executeTakeFirst();
   return r.numUpdatedRows === 1n;
 }
 
