@@ -23,4 +23,10 @@ export interface Scenario<T = unknown> {
   request(state: T, i: number): BenchRequest;
   /** The status every answer must have, or the run is void (a fast error path is not a result). */
   expectStatus: number;
+  /**
+   * A generous upper bound of cardbazaar's requests per second here (default 20,000): how many
+   * signed requests to prepare before measuring. Scenarios with large bodies set it low, or the
+   * pre-signed request files of wrk would run to gigabytes.
+   */
+  expectedRps?: number;
 }

@@ -1,5 +1,10 @@
 import type { Scenario } from '../scenario.js';
 import { accountScenario } from './account.js';
+import { stockPostScenario, stockPutScenario } from './stock.js';
 
 /** Every benchmark scenario, in the order `npm run bench` runs them. */
-export const scenarios: Scenario<never>[] = [accountScenario as Scenario<never>];
+export const scenarios: Scenario<never>[] = [
+  accountScenario as Scenario<never>,
+  stockPutScenario as Scenario<never>,
+  stockPostScenario as Scenario<never>,
+];

@@ -1,5 +1,5 @@
 import type { Tx } from '../store/db.js';
-import { markDelivered, markFailed, pendingEvents } from '../store/events.js';
+import { markAllDelivered, markDelivered, markFailed, pendingEvents } from '../store/events.js';
 import type { DomainContext } from './context.js';
 
 /**
@@ -49,7 +49,12 @@ export class EventDispatcher {
     for (;;) {
       const events = await pendingEvents(this.ctx.database.db, batch);
       if (events.length === 0) return handled;
+      // Events nobody reacts to (yet) are settled in one statement, not a transaction each: a bulk
+      // stock write raises a hundred at a time.
+      const unheard = events.filter((e) => !this.handlers.has(e.type)).map((e) => e.idEvent);
+      handled += await markAllDelivered(this.ctx.database.db, unheard, this.ctx.clock.now());
       for (const event of events) {
+        if (!this.handlers.has(event.type)) continue;
         try {
           await this.ctx.database.transaction(async (tx) => {
             if (!(await markDelivered(tx, event.idEvent, this.ctx.clock.now()))) return;

@@ -1,16 +1,19 @@
 import { ApiError } from '../errors.js';
 import { type ArticleView, loadArticleViews } from '../store/articles.js';
 import type { Tx } from '../store/db.js';
-import { appendEvent } from '../store/events.js';
+import { appendEvents } from '../store/events.js';
+import type { Article } from '../store/schema.js';
 import {
   addCopies,
   deleteIfEmpty,
   insertStockArticle,
+  insertStockArticles,
   lockSellerStock,
   productRules,
   reservedCounts,
   stockArticlesByIds,
-  stockArticlesOfProducts,
+  stockRowsByIds,
+  stockRowsWithPrices,
   takeCopies,
   updateInPlace,
 } from '../store/stock.js';
@@ -31,6 +34,7 @@ import {
   newArticleAttributes,
   notEnoughCopies,
   notInStock,
+  type ProductRules,
   sameAttributes,
 } from './stock-rules.js';
 
@@ -51,7 +55,8 @@ export interface StockArticle {
 export type BulkResult = { tried: unknown; article: StockArticle } | { tried: unknown; error: string };
 
 interface Entry {
-  view: ArticleView;
+  row: Article;
+  /** Copies in carts (known for the articles a request names; merge targets need not know). */
   reserved: number;
 }
 
@@ -65,10 +70,10 @@ class WorkingSet {
   private readonly byId = new Map<number, Entry>();
   private readonly byKey = new Map<string, number>();
 
-  add(view: ArticleView, reserved: number): Entry {
-    const entry = { view, reserved };
-    this.byId.set(view.idArticle, entry);
-    this.byKey.set(identityKey(view), view.idArticle);
+  add(row: Article, reserved: number): Entry {
+    const entry = { row, reserved };
+    this.byId.set(row.idArticle, entry);
+    this.byKey.set(identityKey(row), row.idArticle);
     return entry;
   }
   get(idArticle: number): Entry | undefined {
@@ -80,46 +85,44 @@ class WorkingSet {
     return id === undefined || id === except ? undefined : this.byId.get(id);
   }
   setAttributes(entry: Entry, attrs: ArticleAttributes): void {
-    if (this.byKey.get(identityKey(entry.view)) === entry.view.idArticle) {
-      this.byKey.delete(identityKey(entry.view));
-    }
-    Object.assign(entry.view, attrs);
-    this.byKey.set(identityKey(entry.view), entry.view.idArticle);
+    this.unkey(entry);
+    Object.assign(entry.row, attrs);
+    this.byKey.set(identityKey(entry.row), entry.row.idArticle);
   }
   remove(entry: Entry): void {
-    this.byId.delete(entry.view.idArticle);
-    if (this.byKey.get(identityKey(entry.view)) === entry.view.idArticle) {
-      this.byKey.delete(identityKey(entry.view));
-    }
+    this.byId.delete(entry.row.idArticle);
+    this.unkey(entry);
+  }
+  private unkey(entry: Entry): void {
+    const key = identityKey(entry.row);
+    if (this.byKey.get(key) === entry.row.idArticle) this.byKey.delete(key);
   }
   /** Re-reads an entry after a conditional update lost a race with a buyer's cart. */
-  async refresh(tx: Tx, idUser: number, entry: Entry): Promise<void> {
+  async refresh(tx: Tx, idUser: number, entry: Entry): Promise<Entry | undefined> {
     this.remove(entry);
-    const [view] = await stockArticlesByIds(tx, idUser, [entry.view.idArticle]);
-    if (view) {
-      const reserved = (await reservedCounts(tx, [view.idArticle])).get(view.idArticle) ?? 0;
-      this.add(view, reserved);
-    }
+    const [row] = await stockRowsByIds(tx, idUser, [entry.row.idArticle]);
+    if (!row) return undefined;
+    const reserved = (await reservedCounts(tx, [row.idArticle])).get(row.idArticle) ?? 0;
+    return this.add(row, reserved);
   }
 }
 
-async function loadWorkingSet(tx: Tx, views: ArticleView[]): Promise<WorkingSet> {
+/** The articles a request names (with their copies in carts), and others to merge into. */
+async function loadWorkingSet(tx: Tx, named: Article[], others: Article[] = []): Promise<WorkingSet> {
   const reserved = await reservedCounts(
     tx,
-    views.map((v) => v.idArticle),
+    named.map((r) => r.idArticle),
   );
   const set = new WorkingSet();
-  for (const v of views) set.add(v, reserved.get(v.idArticle) ?? 0);
+  for (const r of others) set.add(r, 0);
+  for (const r of named) set.add(r, reserved.get(r.idArticle) ?? 0);
   return set;
 }
 
+type Outcome = { tried: unknown; idArticle: number; gone?: ArticleView } | { tried: unknown; error: string };
+
 /** The answers' articles as they are once everything is written. */
-async function finish(
-  tx: Tx,
-  outcomes: Array<
-    { tried: unknown; idArticle: number; gone?: ArticleView } | { tried: unknown; error: string }
-  >,
-): Promise<BulkResult[]> {
+async function finish(tx: Tx, outcomes: Outcome[]): Promise<BulkResult[]> {
   const ids = [...new Set(outcomes.flatMap((o) => ('idArticle' in o && !o.gone ? [o.idArticle] : [])))];
   const views = new Map((await loadArticleViews(tx, ids)).map((v) => [v.idArticle, v]));
   const reserved = await reservedCounts(tx, ids);
@@ -133,10 +136,20 @@ async function finish(
   });
 }
 
-const listed = (tx: Tx, idArticle: number, now: number) =>
-  appendEvent(tx, EVENTS.articleListed, { idArticle }, now);
+/** The articles that became available or cheaper: the wants-list alerts read these events. */
+async function announce(tx: Tx, idArticles: Iterable<number>, now: number): Promise<void> {
+  const events = [...new Set(idArticles)].map((idArticle) => ({
+    type: EVENTS.articleListed,
+    payload: { idArticle },
+  }));
+  await appendEvents(tx, events, now);
+}
 
-/** POST /stock: new articles; one equal in every attribute to an existing one adds to its count. */
+/**
+ * POST /stock: new articles; one equal in every attribute to an existing one (or to one earlier in
+ * the same request) adds to its count. The plan is made in memory, then written in a few
+ * statements: the count increases, one multi-row insert, one insert of the events.
+ */
 export async function addArticles(
   ctx: DomainContext,
   idUser: number,
@@ -148,42 +161,63 @@ export async function addArticles(
     const now = ctx.clock.now();
     const idProducts = [...new Set(items.flatMap((i) => ('input' in i ? [i.input.idProduct] : [])))];
     const products = await productRules(tx, idProducts);
-    const set = await loadWorkingSet(tx, await stockArticlesOfProducts(tx, idUser, [...products.keys()]));
-    const outcomes = [];
+    const candidates = items.flatMap(
+      (i): Array<[number, number]> => ('input' in i ? [[i.input.idProduct, i.input.price]] : []),
+    );
+    const set = await loadWorkingSet(tx, [], await stockRowsWithPrices(tx, idUser, candidates));
+    const increases = new Map<number, number>();
+    const fresh = new Map<string, { attrs: ArticleAttributes; count: number }>();
+    const planned: Array<
+      { tried: unknown; existing?: number; key?: string } | { tried: unknown; error: string }
+    > = [];
     for (const item of items) {
       if ('error' in item) {
-        outcomes.push(item);
+        planned.push(item);
         continue;
       }
       const { input, tried } = item;
       try {
         const product = products.get(input.idProduct);
-        if (!product) throw notFoundProduct(input.idProduct);
+        if (!product) throw badRequestField(`Product ${input.idProduct} does not exist.`, 'idProduct');
         const attrs = newArticleAttributes(input, product);
         const equal = set.findEqual(attrs);
-        let idArticle: number;
         if (equal) {
-          idArticle = equal.view.idArticle;
-          if (equal.view.count + input.count > MAX_COPIES) throw tooManyCopies(idArticle);
-          if (!(await addCopies(tx, idArticle, input.count, now, MAX_COPIES))) throw tooManyCopies(idArticle);
-          equal.view.count += input.count;
-        } else {
-          const row = await insertStockArticle(tx, {
-            ...attrs,
-            idUser,
-            count: input.count,
-            createdAt: now,
-            lastEdited: now,
-          });
-          idArticle = row.idArticle;
-          set.add({ ...row, product: placeholderFacts(row.idProduct, product) }, 0);
+          if (equal.row.count + input.count > MAX_COPIES) throw tooManyCopies(equal.row.idArticle);
+          equal.row.count += input.count;
+          increases.set(equal.row.idArticle, (increases.get(equal.row.idArticle) ?? 0) + input.count);
+          planned.push({ tried, existing: equal.row.idArticle });
+          continue;
         }
-        await listed(tx, idArticle, now);
-        outcomes.push({ tried, idArticle });
+        const key = identityKey(attrs);
+        const twin = fresh.get(key);
+        if (twin) {
+          if (twin.count + input.count > MAX_COPIES) throw tooManyCopies(0);
+          twin.count += input.count;
+        } else {
+          fresh.set(key, { attrs, count: input.count });
+        }
+        planned.push({ tried, key });
       } catch (err) {
-        outcomes.push({ tried, error: failureMessage(err) });
+        planned.push({ tried, error: failureMessage(err) });
       }
     }
+    for (const [idArticle, n] of increases) await addCopies(tx, idArticle, n, now);
+    const rows = await insertStockArticles(
+      tx,
+      [...fresh.values()].map(({ attrs, count }) => ({
+        ...attrs,
+        idUser,
+        count,
+        createdAt: now,
+        lastEdited: now,
+      })),
+    );
+    // Rows come back in no promised order; within a request every new article's attributes differ.
+    const created = new Map(rows.map((r) => [identityKey(r), r.idArticle]));
+    const outcomes: Outcome[] = planned.map((p) =>
+      'error' in p ? p : { tried: p.tried, idArticle: p.existing ?? created.get(p.key!)! },
+    );
+    await announce(tx, [...increases.keys(), ...created.values()], now);
     return finish(tx, outcomes);
   });
 }
@@ -204,10 +238,22 @@ export async function updateArticles(
     await lockSellerStock(tx, idUser);
     const now = ctx.clock.now();
     const ids = [...new Set(items.flatMap((i) => ('input' in i ? [i.input.idArticle] : [])))];
-    const named = await stockArticlesByIds(tx, idUser, ids);
-    const siblings = await stockArticlesOfProducts(tx, idUser, [...new Set(named.map((v) => v.idProduct))]);
-    const set = await loadWorkingSet(tx, siblings);
-    const outcomes = [];
+    const named = await stockRowsByIds(tx, idUser, ids);
+    const products = await productRules(tx, [...new Set(named.map((r) => r.idProduct))]);
+    // Every price an article named here can reach is its own or one sent for it: the equal
+    // articles it may merge into are among the seller's articles of that product at those prices.
+    const byId = new Map(named.map((r) => [r.idArticle, r]));
+    const candidates = items.flatMap((i): Array<[number, number]> => {
+      const row = 'input' in i ? byId.get(i.input.idArticle) : undefined;
+      if (!row || !('input' in i)) return [];
+      return [
+        [row.idProduct, row.price],
+        ...(i.input.price === undefined ? [] : [[row.idProduct, i.input.price] as [number, number]]),
+      ];
+    });
+    const set = await loadWorkingSet(tx, named, await stockRowsWithPrices(tx, idUser, candidates));
+    const listed: number[] = [];
+    const outcomes: Outcome[] = [];
     for (const item of items) {
       if ('error' in item) {
         outcomes.push(item);
@@ -215,12 +261,13 @@ export async function updateArticles(
       }
       const { input, tried } = item;
       try {
-        const idArticle = await updateOne(tx, set, idUser, input, now);
+        const idArticle = await updateOne(tx, set, products, idUser, input, now, listed);
         outcomes.push({ tried, idArticle });
       } catch (err) {
         outcomes.push({ tried, error: failureMessage(err) });
       }
     }
+    await announce(tx, listed, now);
     return finish(tx, outcomes);
   });
 }
@@ -228,60 +275,62 @@ export async function updateArticles(
 async function updateOne(
   tx: Tx,
   set: WorkingSet,
+  products: Map<number, ProductRules>,
   idUser: number,
   input: ArticleChangeInput,
   now: number,
+  listed: number[],
 ): Promise<number> {
   const entry = set.get(input.idArticle);
   if (!entry) throw notInStock(input.idArticle);
-  const { view } = entry;
-  const available = view.count;
+  const { row } = entry;
+  const available = row.count;
   if (input.count > available) {
-    throw notEnoughCopies(view.idArticle, input.count, available, entry.reserved, 'changed');
+    throw notEnoughCopies(row.idArticle, input.count, available, entry.reserved, 'changed');
   }
-  const before = attributesOf(view);
-  const after = changedAttributes(before, input, view.product);
-  if (sameAttributes(before, after)) return view.idArticle;
+  const before = attributesOf(row);
+  const after = changedAttributes(before, input, products.get(row.idProduct)!);
+  if (sameAttributes(before, after)) return row.idArticle;
 
-  const equal = set.findEqual(after, view.idArticle);
+  const equal = set.findEqual(after, row.idArticle);
   if (!equal && input.count === available && entry.reserved === 0) {
-    if (!(await updateInPlace(tx, view.idArticle, available, after, now))) {
+    if (!(await updateInPlace(tx, row.idArticle, available, after, now))) {
       await set.refresh(tx, idUser, entry);
-      throw raced(view.idArticle);
+      throw raced(row.idArticle);
     }
     set.setAttributes(entry, after);
-    view.lastEdited = now;
-    if (after.price < before.price) await listed(tx, view.idArticle, now);
-    return view.idArticle;
+    row.lastEdited = now;
+    if (after.price < before.price) listed.push(row.idArticle);
+    return row.idArticle;
   }
 
   // Split the copies off (or move them all, when some of the article sit in carts).
-  if (equal && equal.view.count + input.count > MAX_COPIES) throw tooManyCopies(equal.view.idArticle);
-  if (!(await takeCopies(tx, view.idArticle, input.count, now))) {
+  if (equal && equal.row.count + input.count > MAX_COPIES) throw tooManyCopies(equal.row.idArticle);
+  if (!(await takeCopies(tx, row.idArticle, input.count, now))) {
     await set.refresh(tx, idUser, entry);
-    throw raced(view.idArticle);
+    throw raced(row.idArticle);
   }
-  view.count -= input.count;
+  row.count -= input.count;
   let target: number;
   if (equal) {
-    target = equal.view.idArticle;
+    target = equal.row.idArticle;
     await addCopies(tx, target, input.count, now);
-    equal.view.count += input.count;
+    equal.row.count += input.count;
   } else {
-    const row = await insertStockArticle(tx, {
+    const created = await insertStockArticle(tx, {
       ...after,
       idUser,
       count: input.count,
       createdAt: now,
       lastEdited: now,
     });
-    target = row.idArticle;
-    set.add({ ...row, product: view.product }, 0);
+    target = created.idArticle;
+    set.add(created, 0);
   }
-  if (view.count === 0 && entry.reserved === 0 && (await deleteIfEmpty(tx, view.idArticle))) {
+  if (row.count === 0 && entry.reserved === 0 && (await deleteIfEmpty(tx, row.idArticle))) {
     set.remove(entry);
   }
-  await listed(tx, target, now);
+  listed.push(target);
   return target;
 }
 
@@ -295,7 +344,7 @@ export async function deleteArticles(
   return ctx.database.transaction(async (tx) => {
     await lockSellerStock(tx, idUser);
     const now = ctx.clock.now();
-    const set = await loadNamed(tx, idUser, items);
+    const set = await loadWorkingSet(tx, await stockRowsByIds(tx, idUser, namedIds(items)));
     const out = [];
     for (const item of items) {
       if ('error' in item) {
@@ -324,8 +373,11 @@ export async function decreaseArticles(
   return ctx.database.transaction(async (tx) => {
     await lockSellerStock(tx, idUser);
     const now = ctx.clock.now();
-    const set = await loadNamed(tx, idUser, items);
-    const outcomes = [];
+    // Full views up front: an article decreased to nothing is answered as it was, with count 0.
+    const views = await stockArticlesByIds(tx, idUser, namedIds(items));
+    const lastSeen = new Map(views.map((v) => [v.idArticle, v]));
+    const set = await loadWorkingSet(tx, views);
+    const outcomes: Outcome[] = [];
     for (const item of items) {
       if ('error' in item) {
         outcomes.push(item);
@@ -334,7 +386,7 @@ export async function decreaseArticles(
       const { input, tried } = item;
       try {
         const gone = await removeCopies(tx, set, idUser, input, now, 'decreased');
-        outcomes.push({ tried, idArticle: input.idArticle, gone });
+        outcomes.push({ tried, idArticle: input.idArticle, gone: gone ? lastSeen.get(gone) : undefined });
       } catch (err) {
         outcomes.push({ tried, error: failureMessage(err) });
       }
@@ -353,8 +405,9 @@ export async function increaseArticles(
   return ctx.database.transaction(async (tx) => {
     await lockSellerStock(tx, idUser);
     const now = ctx.clock.now();
-    const set = await loadNamed(tx, idUser, items);
-    const outcomes = [];
+    const set = await loadWorkingSet(tx, await stockRowsByIds(tx, idUser, namedIds(items)));
+    const listed: number[] = [];
+    const outcomes: Outcome[] = [];
     for (const item of items) {
       if ('error' in item) {
         outcomes.push(item);
@@ -365,28 +418,28 @@ export async function increaseArticles(
         const entry = set.get(input.idArticle);
         if (!entry) throw notInStock(input.idArticle);
         if (
-          entry.view.count + input.count > MAX_COPIES ||
+          entry.row.count + input.count > MAX_COPIES ||
           !(await addCopies(tx, input.idArticle, input.count, now, MAX_COPIES))
         ) {
           throw tooManyCopies(input.idArticle);
         }
-        entry.view.count += input.count;
-        await listed(tx, input.idArticle, now);
+        entry.row.count += input.count;
+        listed.push(input.idArticle);
         outcomes.push({ tried, idArticle: input.idArticle });
       } catch (err) {
         outcomes.push({ tried, error: failureMessage(err) });
       }
     }
+    await announce(tx, listed, now);
     return finish(tx, outcomes);
   });
 }
 
-async function loadNamed(tx: Tx, idUser: number, items: BulkItem<ArticleCountInput>[]): Promise<WorkingSet> {
-  const ids = [...new Set(items.flatMap((i) => ('input' in i ? [i.input.idArticle] : [])))];
-  return loadWorkingSet(tx, await stockArticlesByIds(tx, idUser, ids));
+function namedIds(items: BulkItem<ArticleCountInput>[]): number[] {
+  return [...new Set(items.flatMap((i) => ('input' in i ? [i.input.idArticle] : [])))];
 }
 
-/** Takes copies away; returns the article's last view when that removed it altogether. */
+/** Takes copies away; returns the article's id when that removed it altogether. */
 async function removeCopies(
   tx: Tx,
   set: WorkingSet,
@@ -394,32 +447,33 @@ async function removeCopies(
   input: ArticleCountInput,
   now: number,
   verb: string,
-): Promise<ArticleView | undefined> {
+): Promise<number | undefined> {
   const entry = set.get(input.idArticle);
   if (!entry) throw notInStock(input.idArticle);
-  const { view } = entry;
-  if (input.count > view.count) {
-    throw notEnoughCopies(view.idArticle, input.count, view.count, entry.reserved, verb);
+  const { row } = entry;
+  if (input.count > row.count) {
+    throw notEnoughCopies(row.idArticle, input.count, row.count, entry.reserved, verb);
   }
-  if (!(await takeCopies(tx, view.idArticle, input.count, now))) {
-    await set.refresh(tx, idUser, entry);
-    const fresh = set.get(input.idArticle);
-    throw notEnoughCopies(view.idArticle, input.count, fresh?.view.count ?? 0, fresh?.reserved ?? 0, verb);
+  if (!(await takeCopies(tx, row.idArticle, input.count, now))) {
+    const fresh = await set.refresh(tx, idUser, entry);
+    throw notEnoughCopies(row.idArticle, input.count, fresh?.row.count ?? 0, fresh?.reserved ?? 0, verb);
   }
-  view.count -= input.count;
-  view.lastEdited = now;
-  if (view.count === 0 && entry.reserved === 0 && (await deleteIfEmpty(tx, view.idArticle))) {
+  row.count -= input.count;
+  row.lastEdited = now;
+  if (row.count === 0 && entry.reserved === 0 && (await deleteIfEmpty(tx, row.idArticle))) {
     set.remove(entry);
-    return view;
+    return row.idArticle;
   }
   return undefined;
 }
 
-function notFoundProduct(idProduct: number) {
-  return badRequestField(`Product ${idProduct} does not exist.`, 'idProduct');
-}
 function tooManyCopies(idArticle: number) {
-  return badRequestField(`Article ${idArticle} would hold more than ${MAX_COPIES} copies.`, 'count');
+  return badRequestField(
+    idArticle
+      ? `Article ${idArticle} would hold more than ${MAX_COPIES} copies.`
+      : `One article may hold at most ${MAX_COPIES} copies.`,
+    'count',
+  );
 }
 function raced(idArticle: number) {
   return badRequestField(
@@ -429,25 +483,4 @@ function raced(idArticle: number) {
 }
 function badRequestField(message: string, field: string) {
   return new ApiError(400, message, { field });
-}
-
-/**
- * A new row's product facts are only needed to keep the working set consistent (game and kind for
- * later rules in the same request); the answer reloads the full view.
- */
-function placeholderFacts(idProduct: number, rules: { idGame: number; isSingle: number }) {
-  return {
-    idProduct,
-    idGame: rules.idGame,
-    enName: '',
-    locName: '',
-    image: '',
-    idExpansion: null,
-    expansionName: null,
-    expansionAbbreviation: null,
-    expansionIcon: null,
-    number: null,
-    rarity: null,
-    isSingle: rules.isSingle,
-  };
 }

@@ -108,18 +108,34 @@ export async function stockArticlesByIds(
   return rows.map((r) => toArticleView(r as Parameters<typeof toArticleView>[0]));
 }
 
-/** Every article of the seller for these products: the candidates an equal article merges into. */
-export async function stockArticlesOfProducts(
+/** The seller's article rows among these ids, without product facts (others' ids are absent). */
+export async function stockRowsByIds(db: Executor, idUser: number, ids: number[]): Promise<Article[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('articles')
+    .selectAll()
+    .where('idUser', '=', idUser)
+    .where('idArticle', 'in', ids)
+    .execute();
+}
+
+/**
+ * The seller's article rows of these (product, price) pairs: the only ones an article with that
+ * product and price can be equal to (and merge into). A row-value IN over a VALUES list lets both
+ * databases probe the (idUser, idProduct, price) index once per pair, instead of reading every
+ * article of every product named (a large seller has many per product).
+ */
+export async function stockRowsWithPrices(
   db: Executor,
   idUser: number,
-  idProducts: number[],
-): Promise<ArticleView[]> {
-  if (idProducts.length === 0) return [];
-  const rows = await articleViews(db)
-    .where('a.idUser', '=', idUser)
-    .where('a.idProduct', 'in', idProducts)
-    .execute();
-  return rows.map((r) => toArticleView(r as Parameters<typeof toArticleView>[0]));
+  pairs: Array<[idProduct: number, price: number]>,
+): Promise<Article[]> {
+  const unique = [...new Map(pairs.map((p) => [`${p[0]}:${p[1]}`, p])).values()];
+  if (unique.length === 0) return [];
+  const values = sql.join(unique.map(([p, price]) => sql`(cast(${p} as integer), cast(${price} as bigint))`));
+  const result = await sql<Article>`select * from "articles"
+    where "idUser" = ${idUser} and ("idProduct", "price") in (values ${values})`.execute(db);
+  return result.rows;
 }
 
 /** Copies of each article held in shopping carts (absent: none). */
@@ -202,15 +218,22 @@ export async function insertStockArticle(db: Executor, article: NewArticle): Pro
   return db.insertInto('articles').values(article).returningAll().executeTakeFirstOrThrow();
 }
 
+/** Several new articles in one statement; the rows come back in no promised order. */
+export async function insertStockArticles(db: Executor, articles: NewArticle[]): Promise<Article[]> {
+  if (articles.length === 0) return [];
+  return db.insertInto('articles').values(articles).returningAll().execute();
+}
+
+// The per-article statements of bulk writes run up to 100 times per request: they are written as
+// fixed SQL (the same text on both dialects) rather than rebuilt through the query builder each time.
+const changed = (r: { numAffectedRows?: bigint }) => r.numAffectedRows === 1n;
+
 /** Takes `n` copies from what is available; false (and nothing changed) when fewer are there. */
 export async function takeCopies(db: Executor, idArticle: number, n: number, now: number): Promise<boolean> {
-  const r = await db
-    .updateTable('articles')
-    .set((eb) => ({ count: eb('count', '-', n), lastEdited: now }))
-    .where('idArticle', '=', idArticle)
-    .where('count', '>=', n)
-    .executeTakeFirst();
-  return r.numUpdatedRows === 1n;
+  return changed(
+    await sql`update "articles" set "count" = "count" - ${n}, "lastEdited" = ${now}
+      where "idArticle" = ${idArticle} and "count" >= ${n}`.execute(db),
+  );
 }
 
 /** Adds `n` copies unless that would pass `max`; false (and nothing changed) otherwise. */
@@ -221,24 +244,14 @@ export async function addCopies(
   now: number,
   max?: number,
 ): Promise<boolean> {
-  let q = db
-    .updateTable('articles')
-    .set((eb) => ({ count: eb('count', '+', n), lastEdited: now }))
-    .where('idArticle', '=', idArticle);
-  if (max !== undefined) q = q.where('count', '<=', max - n);
-  const r = await q.executeTakeFirst();
-  return r.numUpdatedRows === 1n;
+  const limit = max === undefined ? sql`` : sql` and "count" <= ${max - n}`;
+  return changed(
+    await sql`update "articles" set "count" = "count" + ${n}, "lastEdited" = ${now}
+      where "idArticle" = ${idArticle}${limit}`.execute(db),
+  );
 }
 
-const notReserved = (eb: ExpressionBuilder<DB, 'articles'>) =>
-  eb.not(
-    eb.exists(
-      eb
-        .selectFrom('reservationArticles as ra')
-        .select('ra.idArticle')
-        .whereRef('ra.idArticle', '=', 'articles.idArticle'),
-    ),
-  );
+const NOT_RESERVED = sql`not exists (select 1 from "reservationArticles" as "ra" where "ra"."idArticle" = "articles"."idArticle")`;
 
 /**
  * Changes an article's attributes in place: only while it still has exactly `expectedCount`
@@ -248,28 +261,40 @@ export async function updateInPlace(
   db: Executor,
   idArticle: number,
   expectedCount: number,
-  changes: Partial<Article>,
+  a: ArticleAttributeRow,
   now: number,
 ): Promise<boolean> {
-  const r = await db
-    .updateTable('articles')
-    .set({ ...changes, lastEdited: now })
-    .where('idArticle', '=', idArticle)
-    .where('count', '=', expectedCount)
-    .where(notReserved)
-    .executeTakeFirst();
-  return r.numUpdatedRows === 1n;
+  return changed(
+    await sql`update "articles" set "idLanguage" = ${a.idLanguage}, "comments" = ${a.comments},
+      "price" = ${a.price}, "condition" = ${a.condition}, "isFoil" = ${a.isFoil},
+      "isSigned" = ${a.isSigned}, "isAltered" = ${a.isAltered}, "isPlayset" = ${a.isPlayset},
+      "isFirstEd" = ${a.isFirstEd}, "isReverseHolo" = ${a.isReverseHolo}, "lastEdited" = ${now}
+      where "idArticle" = ${idArticle} and "count" = ${expectedCount} and ${NOT_RESERVED}`.execute(db),
+  );
 }
+
+/** The attributes an in-place change writes (all of them: the statement's text never varies). */
+export type ArticleAttributeRow = Pick<
+  Article,
+  | 'idLanguage'
+  | 'comments'
+  | 'price'
+  | 'condition'
+  | 'isFoil'
+  | 'isSigned'
+  | 'isAltered'
+  | 'isPlayset'
+  | 'isFirstEd'
+  | 'isReverseHolo'
+>;
 
 /** Removes an article with no copies left anywhere; one with copies in a cart stays at count 0. */
 export async function deleteIfEmpty(db: Executor, idArticle: number): Promise<boolean> {
-  const r = await db
-    .deleteFrom('articles')
-    .where('idArticle', '=', idArticle)
-    .where('count', '=', 0)
-    .where(notReserved)
-    .executeTakeFirst();
-  return r.numDeletedRows === 1n;
+  return changed(
+    await sql`delete from "articles" where "idArticle" = ${idArticle} and "count" = 0 and ${NOT_RESERVED}`.execute(
+      db,
+    ),
+  );
 }
 
 /** Which of these articles have copies in this buyer's cart. */

@@ -35,6 +35,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['idSeller'])
     .execute();
 
+  // Stock writes look for an equal article to merge into by (seller, product, price); this index
+  // answers that in one probe per article and still serves every (seller, product) lookup, so it
+  // replaces the narrower one.
+  await db.schema
+    .createIndex('articles_by_user_product_price')
+    .on('articles')
+    .columns(['idUser', 'idProduct', 'price'])
+    .execute();
+  await db.schema.dropIndex('articles_by_user_product').ifExists().execute();
+
   // An export request (`POST /exports/stock`, `POST /exports/userOffers/:idUser`): built by the
   // outbox handler, listed for 24 hours, its file downloadable through an unguessable link.
   await withId(db, db.schema.createTable('exports'), 'idRequest')
@@ -68,6 +78,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createIndex('articles_by_user_product')
+    .on('articles')
+    .columns(['idUser', 'idProduct'])
+    .execute();
+  await db.schema.dropIndex('articles_by_user_product_price').execute();
   await db.schema.dropTable('exportChunks').execute();
   await db.schema.dropTable('exports').execute();
   await db.schema.dropIndex('reservationArticles_by_article').ifExists().execute();
