@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
+import { exportBuildsSettled, STALE_BUILD_MS } from '../src/domain/exports.js';
 import type { User } from '../src/store/schema.js';
 import { createArticle, createProduct, type ProductFixture } from './fixtures.js';
 import {
@@ -25,6 +26,12 @@ const EXPORT_FIELDS = [
   'idGame',
   'url',
 ];
+
+/** Delivers the outbox and waits for the export builds it started. */
+async function settle(server: TestServer): Promise<void> {
+  await server.services.events.deliverPending();
+  await exportBuildsSettled();
+}
 
 /** Fetches a download link as a client would: a plain GET, no OAuth. */
 async function download(server: TestServer, url: string, gzip = true) {
@@ -73,7 +80,7 @@ for (const dialect of DIALECTS) {
         assert.equal(pending.json.stockExports[0].status, 'pending');
         assert.equal(pending.json.stockExports[0].finishedAt, null);
 
-        await server.services.events.deliverPending();
+        await settle(server);
 
         const one = await api.get(`/exports/stock/${idRequest}`, { json: true });
         assert.equal(one.status, 200);
@@ -131,7 +138,7 @@ for (const dialect of DIALECTS) {
         assert.equal(again.status, 202);
         assert.equal(again.json.idRequest, first.json.idRequest);
         assert.equal(first.json.idGame, 3);
-        await server.services.events.deliverPending();
+        await settle(server);
         const e = (await shop.get(`/exports/stock/${first.json.idRequest}`, { json: true })).json
           .stockExports;
         const doc = JSON.parse((await download(server, e.url)).text);
@@ -144,7 +151,7 @@ for (const dialect of DIALECTS) {
 
       it('keeps requests and files to their owner: others get 404, a wrong token 404', async () => {
         const res = await api.post('/exports/stock', undefined, { json: true });
-        await server.services.events.deliverPending();
+        await settle(server);
         const { api: stranger } = await createTestClient(server);
         assert.equal((await stranger.get(`/exports/stock/${res.json.idRequest}`)).status, 404);
         assert.deepEqual((await stranger.get('/exports/stock', { json: true })).json, { stockExports: [] });
@@ -162,7 +169,7 @@ for (const dialect of DIALECTS) {
         const { api: shop, user } = await createTestClient(server);
         await createArticle(server, user, card);
         const res = await shop.post('/exports/stock', undefined, { json: true });
-        await server.services.events.deliverPending();
+        await settle(server);
         const url = (await shop.get(`/exports/stock/${res.json.idRequest}`, { json: true })).json.stockExports
           .url;
         assert.equal((await download(server, url)).status, 200);
@@ -170,6 +177,34 @@ for (const dialect of DIALECTS) {
         assert.equal((await download(server, url)).status, 410);
         assert.deepEqual((await shop.get('/exports/stock', { json: true })).json.stockExports, []);
         assert.equal((await shop.get(`/exports/stock/${res.json.idRequest}`)).status, 404);
+      });
+
+      it('builds again a request whose build died with its process', async () => {
+        const { api: shop, user } = await createTestClient(server);
+        await createArticle(server, user, card, { comments: 'survivor' });
+        const res = await shop.post('/exports/stock', undefined, { json: true });
+        // A process claimed the build and stopped before finishing it (its event is delivered).
+        const db = server.services.database.db;
+        await db
+          .updateTable('exports')
+          .set({ buildingSince: server.clock.now() })
+          .where('idRequest', '=', res.json.idRequest)
+          .execute();
+        await db.updateTable('events').set({ deliveredAt: server.clock.now() }).execute();
+        await settle(server);
+        assert.equal(
+          (await shop.get('/exports/stock', { json: true })).json.stockExports[0].status,
+          'pending',
+        );
+        server.clock.advance(STALE_BUILD_MS + 1000);
+        assert.equal(
+          (await shop.get('/exports/stock', { json: true })).json.stockExports[0].status,
+          'pending',
+        );
+        await settle(server);
+        const e = (await shop.get(`/exports/stock/${res.json.idRequest}`, { json: true })).json.stockExports;
+        assert.equal(e.status, 'finished');
+        assert.equal(JSON.parse((await download(server, e.url)).text).article[0].comments, 'survivor');
       });
 
       it('keeps at most 20 requests a day per user', async () => {
@@ -180,7 +215,7 @@ for (const dialect of DIALECTS) {
         const res = await busy.post('/exports/stock?idGame=21', undefined, { json: true });
         assert.equal(res.status, 429);
         assert.match(res.json.mkm_error_description, /at most 20/);
-        await server.services.events.deliverPending();
+        await settle(server);
       });
     });
 
@@ -195,7 +230,7 @@ for (const dialect of DIALECTS) {
         assert.equal(res.status, 202);
         assert.equal(res.json.type, 'userOffers');
         assert.equal(res.json.resourceId, String(other.idUser));
-        await server.services.events.deliverPending();
+        await settle(server);
 
         const status = await api.get(`/exports/userOffers/${other.idUser}`, { json: true });
         assert.equal(status.status, 200);
@@ -236,7 +271,7 @@ for (const dialect of DIALECTS) {
           .where('idUser', '=', away.idUser)
           .execute();
         const res = await api.post(`/exports/userOffers/${away.idUser}`, undefined, { json: true });
-        await server.services.events.deliverPending();
+        await settle(server);
         const e = (await api.get(`/exports/userOffers/${away.idUser}`, { json: true })).json
           .userOffersRequests;
         assert.equal(e.idRequest, res.json.idRequest);

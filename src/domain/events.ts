@@ -20,7 +20,13 @@ export const EVENTS = {
   exportRequested: 'export.requested',
 } as const;
 
-export type EventHandler = (ctx: DomainContext, tx: Tx, payload: unknown) => Promise<void>;
+/**
+ * A handler does its work in `tx`. It may return a function to run once that transaction has
+ * committed (never if it rolls back): to start work that must not hold the transaction open.
+ */
+// biome-ignore lint/suspicious/noConfusingVoidType: most handlers return nothing, and stay valid
+export type EventHandler = (ctx: DomainContext, tx: Tx, payload: unknown) => Promise<void | AfterCommit>;
+export type AfterCommit = () => void;
 
 export class EventDispatcher {
   private readonly handlers = new Map<string, EventHandler[]>();
@@ -56,12 +62,17 @@ export class EventDispatcher {
       for (const event of events) {
         if (!this.handlers.has(event.type)) continue;
         try {
+          const afterCommit: AfterCommit[] = [];
           await this.ctx.database.transaction(async (tx) => {
             if (!(await markDelivered(tx, event.idEvent, this.ctx.clock.now()))) return;
             const payload = JSON.parse(event.payload) as unknown;
-            for (const handler of this.handlers.get(event.type) ?? []) await handler(this.ctx, tx, payload);
+            for (const handler of this.handlers.get(event.type) ?? []) {
+              const after = await handler(this.ctx, tx, payload);
+              if (after) afterCommit.push(after);
+            }
           });
           handled++;
+          for (const after of afterCommit) after();
         } catch (err) {
           await markFailed(this.ctx.database.db, event.idEvent, (err as Error).message);
         }

@@ -7,25 +7,29 @@ import { mapArticle } from '../mappers/article.js';
 import type { Executor, Tx } from '../store/db.js';
 import { appendEvent } from '../store/events.js';
 import {
+  claimExportBuild,
   deleteExpiredExports,
+  deleteExportChunks,
   exportChunkPage,
   findExport,
   finishExport,
   insertExport,
   insertExportChunk,
   liveExports,
+  releaseStaleBuilds,
 } from '../store/exports.js';
 import type { Export, ExportType, User } from '../store/schema.js';
 import { inBuyersCart, reservedCounts, stockPage } from '../store/stock.js';
 import { findUserById } from '../store/users.js';
 import type { DomainContext } from './context.js';
-import { EVENTS } from './events.js';
+import { type AfterCommit, EVENTS } from './events.js';
 
 /**
  * Asynchronous exports (reference §1.3, §1.6): of one's own stock, or of another user's public
  * offers. A request is a row (`pending`) and an outbox event in one transaction; the event's handler
- * builds the file (a JSON document `{"article": [Article…]}`, gzipped, stored in pieces) and marks
- * the request `finished`. Requests are listed, and their files served, for 24 hours.
+ * claims it and starts the build of the file (a JSON document `{"article": [Article…]}`, gzipped,
+ * stored in pieces), which marks the request `finished`. Requests are listed, and their files
+ * served, for 24 hours.
  */
 
 export const EXPORT_LIFETIME_MS = 24 * 3600 * 1000;
@@ -84,7 +88,9 @@ export async function requestExport(
 
 /** The caller's requests of one type from the last 24 hours. */
 export async function listExports(ctx: DomainContext, idUser: number, type: ExportType): Promise<Export[]> {
-  return liveExports(ctx.database.db, idUser, ctx.clock.now(), { type });
+  const list = await liveExports(ctx.database.db, idUser, ctx.clock.now(), { type });
+  await reviveStale(ctx, list);
+  return list;
 }
 
 /** One of the caller's stock export requests; anyone else's, or an expired one, is not found. */
@@ -98,6 +104,7 @@ export async function getExport(
   if (!e || e.idUser !== idUser || e.type !== type || e.expiresAt <= ctx.clock.now()) {
     throw notFound(`You have no ${type} export request ${idRequest} from the last 24 hours.`);
   }
+  await reviveStale(ctx, [e]);
   return e;
 }
 
@@ -115,18 +122,50 @@ export async function latestUserOffersExport(
   if (!latest) {
     throw notFound(`You requested no export of ${target.username}'s offers in the last 24 hours.`);
   }
+  await reviveStale(ctx, [latest]);
   return latest;
 }
 
-/** The outbox handler: builds a pending request's file inside the delivering transaction. */
-export async function buildExport(ctx: DomainContext, tx: Tx, idRequest: number): Promise<void> {
+/** A build not finished this long after its claim is presumed dead (its process stopped). */
+export const STALE_BUILD_MS = 10 * 60 * 1000;
+
+/** Builds under way in this process, so tests and a clean shutdown can wait for them. */
+const running = new Set<Promise<void>>();
+export async function exportBuildsSettled(): Promise<void> {
+  while (running.size > 0) await Promise.allSettled([...running]);
+}
+
+/**
+ * The outbox handler: claims the request, and once that has committed starts its build. The build
+ * runs outside the delivering transaction, a page of articles per query, so exporting a stock of
+ * 100,000 articles never holds the database (on SQLite, the one connection) for the seconds it
+ * takes.
+ */
+export async function startExportBuild(
+  ctx: DomainContext,
+  tx: Tx,
+  idRequest: number,
+): Promise<AfterCommit | undefined> {
   const now = ctx.clock.now();
-  const e = await findExport(tx, idRequest);
-  if (e?.status !== 'pending' || e.expiresAt <= now) return;
+  if (!(await claimExportBuild(tx, idRequest, now, now - STALE_BUILD_MS))) return undefined;
+  return () => {
+    const build = buildExportFile(ctx, idRequest, now).catch(() => {
+      // Left pending with its claim; once the claim is stale the request is built again.
+    });
+    running.add(build);
+    void build.finally(() => running.delete(build));
+  };
+}
+
+async function buildExportFile(ctx: DomainContext, idRequest: number, claim: number): Promise<void> {
+  const db = ctx.database.db;
+  const e = await findExport(db, idRequest);
+  if (e?.status !== 'pending' || e.buildingSince !== claim || e.expiresAt <= ctx.clock.now()) return;
+  await deleteExportChunks(db, idRequest); // what an abandoned build left
   let articleCount = 0;
   let size = 0;
   let seq = 0;
-  const source = exportDocument(tx, e, () => {
+  const source = exportDocument(db, e, () => {
     articleCount++;
   });
   await pipeline(Readable.from(source), createGzip(), async (gzipped: AsyncIterable<Buffer>) => {
@@ -137,7 +176,7 @@ export async function buildExport(ctx: DomainContext, tx: Tx, idRequest: number)
       pending = [];
       pendingBytes = 0;
       size += data.length;
-      await insertExportChunk(tx, idRequest, seq++, data);
+      await insertExportChunk(db, idRequest, seq++, data);
     };
     for await (const chunk of gzipped) {
       pending.push(chunk);
@@ -146,7 +185,24 @@ export async function buildExport(ctx: DomainContext, tx: Tx, idRequest: number)
     }
     if (pendingBytes > 0) await flush();
   });
-  await finishExport(tx, idRequest, ctx.clock.now(), articleCount, size);
+  await finishExport(db, idRequest, claim, ctx.clock.now(), articleCount, size);
+}
+
+/** Requests whose build died with its process are queued again when someone looks at them. */
+async function reviveStale(ctx: DomainContext, exports: Export[]): Promise<void> {
+  const now = ctx.clock.now();
+  const stale = exports.filter(
+    (e) => e.status === 'pending' && e.buildingSince !== null && e.buildingSince < now - STALE_BUILD_MS,
+  );
+  if (stale.length === 0) return;
+  await ctx.database.transaction(async (tx) => {
+    const released = await releaseStaleBuilds(
+      tx,
+      stale.map((e) => e.idRequest),
+      now - STALE_BUILD_MS,
+    );
+    for (const idRequest of released) await appendEvent(tx, EVENTS.exportRequested, { idRequest }, now);
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { EVENTS, type EventDispatcher } from './events.js';
-import { buildExport } from './exports.js';
+import { startExportBuild } from './exports.js';
 
 /**
  * Who reacts to which event. Each feature that reacts to an event registers its handler here, so
@@ -7,6 +7,6 @@ import { buildExport } from './exports.js';
  */
 export function registerEventHandlers(events: EventDispatcher): void {
   events.on(EVENTS.exportRequested, (ctx, tx, payload) =>
-    buildExport(ctx, tx, (payload as { idRequest: number }).idRequest),
+    startExportBuild(ctx, tx, (payload as { idRequest: number }).idRequest),
   );
 }

@@ -5,11 +5,18 @@ import type { Export, ExportType } from './schema.js';
 
 export async function insertExport(
   db: Executor,
-  row: Omit<Export, 'idRequest' | 'finishedAt' | 'articleCount' | 'size' | 'status'>,
+  row: Omit<Export, 'idRequest' | 'buildingSince' | 'finishedAt' | 'articleCount' | 'size' | 'status'>,
 ): Promise<Export> {
   return db
     .insertInto('exports')
-    .values({ ...row, status: 'pending', finishedAt: null, articleCount: null, size: null })
+    .values({
+      ...row,
+      status: 'pending',
+      buildingSince: null,
+      finishedAt: null,
+      articleCount: null,
+      size: null,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -68,10 +75,49 @@ export async function exportChunkPage(
   return rows.map((r) => ({ seq: r.seq, data: Buffer.from(r.data) }));
 }
 
-/** Marks a request finished; false when it was not pending (built already, or expired and gone). */
+/**
+ * Claims a pending request's build: when none was claimed, or the last claim (before `staleBefore`)
+ * evidently died with its process. Returns whether this caller holds the claim `at`.
+ */
+export async function claimExportBuild(
+  db: Executor,
+  idRequest: number,
+  at: number,
+  staleBefore: number,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('exports')
+    .set({ buildingSince: at })
+    .where('idRequest', '=', idRequest)
+    .where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('buildingSince', 'is', null), eb('buildingSince', '<', staleBefore)]))
+    .executeTakeFirst();
+  return r.numUpdatedRows === 1n;
+}
+
+/** Gives up stale claims so their requests are built again; returns the requests released. */
+export async function releaseStaleBuilds(db: Executor, idRequests: number[], staleBefore: number) {
+  if (idRequests.length === 0) return [];
+  const rows = await db
+    .updateTable('exports')
+    .set({ buildingSince: null })
+    .where('idRequest', 'in', idRequests)
+    .where('status', '=', 'pending')
+    .where('buildingSince', '<', staleBefore)
+    .returning('idRequest')
+    .execute();
+  return rows.map((r) => r.idRequest);
+}
+
+export async function deleteExportChunks(db: Executor, idRequest: number): Promise<void> {
+  await db.deleteFrom('exportChunks').where('idRequest', '=', idRequest).execute();
+}
+
+/** Marks a request finished, if the build that made the file still holds the claim. */
 export async function finishExport(
   db: Executor,
   idRequest: number,
+  claim: number,
   finishedAt: number,
   articleCount: number,
   size: number,
@@ -81,6 +127,7 @@ export async function finishExport(
     .set({ status: 'finished', finishedAt, articleCount, size })
     .where('idRequest', '=', idRequest)
     .where('status', '=', 'pending')
+    .where('buildingSince', '=', claim)
     .executeTakeFirst();
   return r.numUpdatedRows === 1n;
 }

@@ -288,6 +288,8 @@ export interface ExportsTable {
   /** Random; the download link's token is derived from it and the server key, never stored. */
   salt: string;
   startedAt: number;
+  /** When a build of the file was last claimed (a build not finished long after is retried). */
+  buildingSince: number | null;
   finishedAt: number | null;
   /** Listed and downloadable until then (24 hours after the request). */
   expiresAt: number;

@@ -55,6 +55,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('salt', 'text', (c) => c.notNull())
     .addColumn('startedAt', 'bigint', (c) => c.notNull())
+    .addColumn('buildingSince', 'bigint')
     .addColumn('finishedAt', 'bigint')
     .addColumn('expiresAt', 'bigint', (c) => c.notNull())
     .addColumn('articleCount', 'integer')
