@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createAccessToken } from '../src/auth/apps.js';
 import type { Article, User } from '../src/store/schema.js';
 import { createArticle, createProduct, type ProductFixture } from './fixtures.js';
 import {
-  type ApiClient,
+  ApiClient,
   BASE,
+  createTestApp,
   createTestClient,
   createTestUser,
   DIALECTS,
@@ -185,6 +187,22 @@ for (const dialect of DIALECTS) {
         );
         assert.equal((await api.get('/stock/shoppingcart-articles')).status, 204);
       });
+    });
+
+    it('serves third-party apps acting for the seller', async () => {
+      const { user: owner } = await createTestClient(server);
+      const mine = await createArticle(server, owner, card, { price: 4321 });
+      const third = await createTestApp(server, owner, 'thirdParty');
+      const token = await createAccessToken(server.services, { idApp: third.idApp, idUser: owner.idUser });
+      const client = new ApiClient(server, {
+        ...third,
+        accessToken: token.token,
+        accessTokenSecret: token.secret,
+        idUser: owner.idUser,
+      });
+      const res = await client.get('/stock', { json: true });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(ids(res.json), [mine.idArticle]);
     });
 
     it('refuses widget apps on every stock read', async () => {

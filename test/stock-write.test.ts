@@ -244,6 +244,29 @@ for (const dialect of DIALECTS) {
         assert.equal((await articleRow(server, e.idArticle))?.condition, null);
       });
 
+      it('reads the language from idLanguage, language, or a Language element', async () => {
+        const res = await api.post(
+          '/stock',
+          xmlRequest(
+            articleXml({ idProduct: card.idProduct, count: 1, price: '0.11', idLanguage: 2 }) +
+              articleXml({ idProduct: card.idProduct, count: 1, price: '0.12', language: 5 }) +
+              `<article><idProduct>${card.idProduct}</idProduct><count>1</count><price>0.13</price>` +
+              '<language><idLanguage>7</idLanguage><languageName>Japanese</languageName></language></article>',
+          ),
+          { json: true },
+        );
+        assert.deepEqual(
+          res.json.inserted.map(
+            (e: { idArticle: { language: { idLanguage: number } } }) => e.idArticle.language,
+          ),
+          [
+            { idLanguage: 2, languageName: 'French' },
+            { idLanguage: 5, languageName: 'Italian' },
+            { idLanguage: 7, languageName: 'Japanese' },
+          ],
+        );
+      });
+
       it('refuses more than 100 articles or none as a whole, changing nothing', async () => {
         const before = await articleRows(server, seller);
         const one = articleXml({ idProduct: card.idProduct, count: 1, price: '55.55' });
@@ -393,6 +416,23 @@ for (const dialect of DIALECTS) {
           'the foreign article is untouched',
         );
         assert.equal((await articleRow(server, mine.idArticle))?.price, 1234);
+      });
+
+      it('applies a request naming one article twice in order', async () => {
+        const a = await createArticle(server, seller, card, { count: 3, price: 6100, comments: 'twice' });
+        const res = await api.put(
+          '/stock',
+          xmlRequest(
+            articleXml({ idArticle: a.idArticle, amount: 1, price: '60.00' }) +
+              articleXml({ idArticle: a.idArticle, amount: 2, price: '60.00' }),
+          ),
+          { json: true },
+        );
+        assert.equal(res.json.notUpdatedArticles.length, 0, res.text);
+        const [first, second] = res.json.updatedArticles;
+        assert.equal(first.idArticle, second.idArticle, 'the second part merges into the first');
+        assert.equal(second.count, 3);
+        assert.equal(await articleRow(server, a.idArticle), undefined);
       });
 
       it('refuses more than 100 articles as a whole', async () => {
