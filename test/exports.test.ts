@@ -253,6 +253,23 @@ for (const dialect of DIALECTS) {
         );
       });
 
+      it('answers the request and its status in XML', async () => {
+        const { user: other } = await createTestClient(server);
+        const res = await api.post(`/exports/userOffers/${other.idUser}`);
+        assert.equal(res.status, 202);
+        assert.match(res.text, /<http_status_code>202<\/http_status_code>/);
+        assert.match(res.text, /<status>pending<\/status>/);
+        assert.match(res.text, /<type>userOffers<\/type>/);
+        await settle(server);
+        const status = await api.get(`/exports/userOffers/${other.idUser}`);
+        assert.match(
+          status.text,
+          /<userOffersRequests><idRequest>\d+<\/idRequest>.*<status>finished<\/status>/,
+        );
+        const list = await api.get('/exports/userOffers');
+        assert.match(list.text, /<userOffersRequests><idRequest>/);
+      });
+
       it('answers 404 for unknown users and for users never exported', async () => {
         assert.equal((await api.post('/exports/userOffers/no-such-user')).status, 404);
         assert.equal((await api.get('/exports/userOffers/no-such-user')).status, 404);

@@ -189,6 +189,30 @@ for (const dialect of DIALECTS) {
       });
     });
 
+    it('answers every stock read in XML with article elements', async () => {
+      const { api: shop, user } = await createTestClient(server);
+      const a = await createArticle(server, user, card, { count: 2, price: 1999 });
+      await reserve(server, buyer, a, 1);
+      for (const path of [
+        `/stock/article/${a.idArticle}`,
+        '/stock/articles/Lightning/1',
+        `/stock/products/${card.idProduct}`,
+        '/stock/shoppingcart-articles',
+        '/stock/1',
+      ]) {
+        const res = await shop.get(path);
+        assert.equal(res.status, 200, path);
+        assert.match(String(res.headers['content-type']), /^application\/xml/);
+        assert.match(
+          res.text,
+          new RegExp(`^<\\?xml[^>]*\\?>\\n<response><article><idArticle>${a.idArticle}</idArticle>`),
+          path,
+        );
+        assert.match(res.text, /<price>19.99<\/price>/, path);
+        assert.match(res.text, /<inShoppingCart>true<\/inShoppingCart>/, path);
+      }
+    });
+
     it('serves third-party apps acting for the seller', async () => {
       const { user: owner } = await createTestClient(server);
       const mine = await createArticle(server, owner, card, { price: 4321 });
