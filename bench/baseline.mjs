@@ -1,9 +1,10 @@
 // The bare baseline: node:http answering fixed bytes on every request, nothing else. Started by
 // bench/run.ts on the same core as cardbazaar, so the ratio measures our whole request path.
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 
-const [port, contentType, bodyBase64] = process.argv.slice(2);
-const body = Buffer.from(bodyBase64, 'base64');
+const [port, contentType, bodyFile] = process.argv.slice(2);
+const body = readFileSync(bodyFile);
 const server = createServer((req, res) => {
   req.resume();
   req.on('end', () => {

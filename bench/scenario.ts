@@ -25,4 +25,10 @@ export interface Scenario<T = unknown> {
   expectStatus: number;
   /** Extra environment for the server under test (e.g. a setting switched off for comparison). */
   env?: Record<string, string>;
+  /**
+   * A generous upper bound of cardbazaar's requests per second here (default 20,000): how many
+   * signed requests to prepare before measuring. Scenarios with large bodies set it low, or the
+   * pre-signed request files of wrk would run to gigabytes.
+   */
+  expectedRps?: number;
 }

@@ -24,6 +24,12 @@ const DECLARED = [
   'reservationArticles',
   'orders',
   'orderArticles',
+  'messages',
+  'systemAccounts',
+  'wantslists',
+  'wants',
+  'exports',
+  'exportChunks',
 ];
 
 for (const dialect of DIALECTS) {

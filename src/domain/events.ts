@@ -1,5 +1,5 @@
 import type { Tx } from '../store/db.js';
-import { markDelivered, markFailed, pendingEvents } from '../store/events.js';
+import { markAllDelivered, markDelivered, markFailed, pendingEvents } from '../store/events.js';
 import type { DomainContext } from './context.js';
 
 /**
@@ -16,9 +16,17 @@ export const EVENTS = {
   articleListed: 'article.listed',
   /** An order changed state: { idOrder, from, to }. */
   orderStateChanged: 'order.stateChanged',
+  /** A stock or user-offers export was requested; its handler builds the file: { idRequest }. */
+  exportRequested: 'export.requested',
 } as const;
 
-export type EventHandler = (ctx: DomainContext, tx: Tx, payload: unknown) => Promise<void>;
+/**
+ * A handler does its work in `tx`. It may return a function to run once that transaction has
+ * committed (never if it rolls back): to start work that must not hold the transaction open.
+ */
+// biome-ignore lint/suspicious/noConfusingVoidType: most handlers return nothing, and stay valid
+export type EventHandler = (ctx: DomainContext, tx: Tx, payload: unknown) => Promise<void | AfterCommit>;
+export type AfterCommit = () => void;
 
 export class EventDispatcher {
   private readonly handlers = new Map<string, EventHandler[]>();
@@ -47,14 +55,24 @@ export class EventDispatcher {
     for (;;) {
       const events = await pendingEvents(this.ctx.database.db, batch);
       if (events.length === 0) return handled;
+      // Events nobody reacts to (yet) are settled in one statement, not a transaction each: a bulk
+      // stock write raises a hundred at a time.
+      const unheard = events.filter((e) => !this.handlers.has(e.type)).map((e) => e.idEvent);
+      handled += await markAllDelivered(this.ctx.database.db, unheard, this.ctx.clock.now());
       for (const event of events) {
+        if (!this.handlers.has(event.type)) continue;
         try {
+          const afterCommit: AfterCommit[] = [];
           await this.ctx.database.transaction(async (tx) => {
             if (!(await markDelivered(tx, event.idEvent, this.ctx.clock.now()))) return;
             const payload = JSON.parse(event.payload) as unknown;
-            for (const handler of this.handlers.get(event.type) ?? []) await handler(this.ctx, tx, payload);
+            for (const handler of this.handlers.get(event.type) ?? []) {
+              const after = await handler(this.ctx, tx, payload);
+              if (after) afterCommit.push(after);
+            }
           });
           handled++;
+          for (const after of afterCommit) after();
         } catch (err) {
           await markFailed(this.ctx.database.db, event.idEvent, (err as Error).message);
         }

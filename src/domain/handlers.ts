@@ -1,5 +1,6 @@
 import { EVENTS, type EventDispatcher } from './events.js';
 import { alertWantsOfListedArticle } from './want-alerts.js';
+import { startExportBuild } from './exports.js';
 
 /**
  * Who reacts to which event. Each feature that reacts to an event registers its handler here, so
@@ -8,4 +9,7 @@ import { alertWantsOfListedArticle } from './want-alerts.js';
 export function registerEventHandlers(events: EventDispatcher): void {
   // A newly available or cheaper article: tell the users whose wants it matches (mail alert).
   events.on(EVENTS.articleListed, alertWantsOfListedArticle);
+  events.on(EVENTS.exportRequested, (ctx, tx, payload) =>
+    startExportBuild(ctx, tx, (payload as { idRequest: number }).idRequest),
+  );
 }

@@ -95,10 +95,13 @@ export function boolean(obj: Fields | undefined, name: string): boolean | undefi
   return v === undefined || v.trim() === '' ? undefined : parseBoolean(v, name);
 }
 
+/** Ids are 32-bit integer columns; a larger number is no id (and PostgreSQL refuses to compare it). */
+export const MAX_ID = 2_147_483_647;
+
 /** A path parameter that must be a positive id. */
 export function idParam(params: Record<string, string>, name: string): number {
   const v = params[name] ?? '';
-  if (!/^\d{1,10}$/.test(v) || Number(v) < 1) {
+  if (!/^\d{1,10}$/.test(v) || Number(v) < 1 || Number(v) > MAX_ID) {
     throw badRequest(`"${name}" must be a positive integer id (got "${v}").`, { field: name });
   }
   return Number(v);

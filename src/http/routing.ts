@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AuthContext } from '../auth/authenticate.js';
 import { ApiError } from '../errors.js';
@@ -33,6 +34,11 @@ export interface ApiResponse {
   /** null: no body (204, 307). */
   body?: Tree | null;
   headers?: Record<string, string>;
+  /**
+   * A body the route rendered itself, sent as is instead of `body` (a file, or a document too large
+   * to build in memory, streamed); `headers` must then give its Content-Type.
+   */
+  payload?: Buffer | string | Readable;
 }
 
 export type Handler = (req: ApiRequest) => Promise<ApiResponse>;
@@ -40,9 +46,10 @@ export type Handler = (req: ApiRequest) => Promise<ApiResponse>;
 export interface RouteOptions {
   /**
    * Which app kinds may call this route (spec §5.5, the Ded/Wid/3rd columns of the reference), or
-   * `'unsigned'` for the few pages a browser opens (the authorization flow), which carry no OAuth.
+   * `'public'` for the few resources fetched without OAuth: the browser page of the authorization
+   * flow, and a download link that is its own key.
    */
-  kinds: readonly AppKind[] | 'unsigned';
+  kinds: readonly AppKind[] | 'public';
 }
 
 export const ok = (body: Tree, headers?: Record<string, string>): ApiResponse => ({
@@ -128,7 +135,7 @@ export class Router {
       for (const [method, def] of methods) {
         const config: RouteConfig = {
           allowedMethods: allowed,
-          kinds: def.options.kinds === 'unsigned' ? undefined : def.options.kinds,
+          kinds: def.options.kinds === 'public' ? undefined : def.options.kinds,
           routeKey: `${method} ${path}`,
         };
         app.route({
@@ -170,7 +177,11 @@ export class Router {
   }
 }
 
-async function runHandler(handler: Handler, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function runHandler(
+  handler: Handler,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply | undefined> {
   const result = await handler({
     method: request.method,
     params: request.params as Record<string, string>,
@@ -183,6 +194,11 @@ async function runHandler(handler: Handler, request: FastifyRequest, reply: Fast
   });
   if (result.headers) reply.headers(result.headers);
   const status = result.status ?? 200;
+  if (result.payload !== undefined) {
+    // Returning the reply tells Fastify a stream is still being sent (an async handler that
+    // resolves to undefined before a streamed body is under way ends the response empty).
+    return reply.code(status).send(result.payload);
+  }
   if (result.body === null || result.body === undefined) {
     reply.code(status).send();
     return;

@@ -88,6 +88,8 @@ export const ROUTE_GROUPS: Readonly<Record<string, RequestGroup>> = {
   'POST /exports/stock': 'exports',
   'GET /exports/stock': 'exports',
   'GET /exports/stock/:idExport': 'exports',
+  // The export download link: unsigned (the link is its own key), so no app is counted.
+  'GET /exports/files/:idRequest/:token': 'exports',
   // Orders (spec §4.3, reference §1.4).
   'GET /order/:idOrder': 'orders',
   'PUT /order/:idOrder': 'orders',

@@ -29,6 +29,6 @@ export function authenticateRoutes(r: Router, services: Services): void {
       { code: 'authorization_flow_unavailable' },
     );
   };
-  r.get('/authenticate/:appToken', { kinds: 'unsigned' }, async (req) => handler(req.params));
-  r.get('/authenticate/:appToken/:lang', { kinds: 'unsigned' }, async (req) => handler(req.params));
+  r.get('/authenticate/:appToken', { kinds: 'public' }, async (req) => handler(req.params));
+  r.get('/authenticate/:appToken/:lang', { kinds: 'public' }, async (req) => handler(req.params));
 }

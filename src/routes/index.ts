@@ -4,6 +4,8 @@ import { accountRoutes } from './account.js';
 import { authenticateRoutes } from './authenticate.js';
 import { messageRoutes } from './messages.js';
 import { wantslistRoutes } from './wantslists.js';
+import { exportRoutes } from './exports.js';
+import { stockRoutes } from './stock.js';
 
 /** Every resource group of the API; each module adds its routes to the one router. */
 export function registerRoutes(router: Router, services: Services): void {
@@ -11,4 +13,6 @@ export function registerRoutes(router: Router, services: Services): void {
   authenticateRoutes(router, services);
   messageRoutes(router, services);
   wantslistRoutes(router, services);
+  stockRoutes(router, services);
+  exportRoutes(router, services);
 }

@@ -23,6 +23,28 @@ export async function appendEvent(
     .execute();
 }
 
+/** Several events of one transaction in one statement (a bulk write raising one per item). */
+export async function appendEvents(
+  db: Executor,
+  events: Array<{ type: string; payload: unknown }>,
+  createdAt: number,
+): Promise<void> {
+  if (events.length === 0) return;
+  await db
+    .insertInto('events')
+    .values(
+      events.map((e) => ({
+        type: e.type,
+        payload: JSON.stringify(e.payload),
+        createdAt,
+        deliveredAt: null,
+        attempts: 0,
+        lastError: null,
+      })),
+    )
+    .execute();
+}
+
 export async function pendingEvents(db: Executor, limit: number) {
   return db
     .selectFrom('events')
@@ -43,6 +65,18 @@ export async function markDelivered(db: Executor, idEvent: number, at: number): 
     .where('deliveredAt', 'is', null)
     .executeTakeFirst();
   return r.numUpdatedRows === 1n;
+}
+
+/** Claims events no handler needs to see; returns how many this process claimed. */
+export async function markAllDelivered(db: Executor, idEvents: number[], at: number): Promise<number> {
+  if (idEvents.length === 0) return 0;
+  const r = await db
+    .updateTable('events')
+    .set({ deliveredAt: at })
+    .where('idEvent', 'in', idEvents)
+    .where('deliveredAt', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
 }
 
 export async function markFailed(db: Executor, idEvent: number, error: string): Promise<void> {

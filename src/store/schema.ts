@@ -324,6 +324,40 @@ export interface WantsTable {
   createdAt: number;
 }
 
+export type ExportType = 'stock' | 'userOffers';
+export type ExportStatus = 'pending' | 'finished';
+
+/** An export request of a stock or of another user's offers (reference §1.3, §1.6). */
+export interface ExportsTable {
+  idRequest: Generated<number>;
+  /** Who asked for it, and the only one it is shown to. */
+  idUser: number;
+  type: ExportType;
+  /** The user whose articles are exported: the requester for `stock`, another user for `userOffers`. */
+  resourceId: number;
+  /** Only this game's articles, when asked for (`?idGame=`). */
+  idGame: number | null;
+  status: ExportStatus;
+  /** Random; the download link's token is derived from it and the server key, never stored. */
+  salt: string;
+  startedAt: number;
+  /** When a build of the file was last claimed (a build not finished long after is retried). */
+  buildingSince: number | null;
+  finishedAt: number | null;
+  /** Listed and downloadable until then (24 hours after the request). */
+  expiresAt: number;
+  articleCount: number | null;
+  /** Bytes of the gzipped file. */
+  size: number | null;
+}
+
+/** The gzipped export file in pieces, in `seq` order. */
+export interface ExportChunksTable {
+  idRequest: number;
+  seq: number;
+  data: Buffer;
+}
+
 export interface DB {
   users: UsersTable;
   apps: AppsTable;
@@ -346,6 +380,8 @@ export interface DB {
   systemAccounts: SystemAccountsTable;
   wantslists: WantslistsTable;
   wants: WantsTable;
+  exports: ExportsTable;
+  exportChunks: ExportChunksTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -363,3 +399,4 @@ export type PriceGuide = Selectable<PriceGuidesTable>;
 export type Message = Selectable<MessagesTable>;
 export type Wantslist = Selectable<WantslistsTable>;
 export type Want = Selectable<WantsTable>;
+export type Export = Selectable<ExportsTable>;

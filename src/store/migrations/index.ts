@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_foundation.js';
 import * as m0002 from './0002_catalog_core.js';
+import * as m0004 from './0004_stock.js';
 import * as m0006 from './0006_messages_wants.js';
 
 /**
@@ -11,5 +12,6 @@ import * as m0006 from './0006_messages_wants.js';
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_catalog_core': m0002,
+  '0004_stock': m0004,
   '0006_messages_wants': m0006,
 };

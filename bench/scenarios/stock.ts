@@ -1,0 +1,175 @@
+import { createApp } from '../../src/auth/apps.js';
+import type { ClientCredentials } from '../../src/auth/client.js';
+import { createUser } from '../../src/domain/users.js';
+import type { Services } from '../../src/services.js';
+import type { NewArticle } from '../../src/store/schema.js';
+import type { Scenario } from '../scenario.js';
+
+/**
+ * Stock writes of 100 articles (the most a request may carry) against a seller who already has
+ * 100,000 articles spread over 20,000 products, as a large shop's sync tool sends them. The seller
+ * is prepared with multi-row inserts in one transaction (a few seconds), so no cache is needed.
+ */
+const PRODUCTS = 20_000;
+const ARTICLES = 100_000;
+const BATCH = 100;
+
+interface StockBenchState {
+  credentials: ClientCredentials;
+  /** The seller's article ids, oldest first. */
+  articleIds: number[];
+  /** Product ids of the prepared catalog. */
+  productIds: number[];
+}
+
+async function prepareSeller(services: Services): Promise<StockBenchState> {
+  const db = services.database.db;
+  const seller = await createUser(services, {
+    username: 'bench-stock-seller',
+    country: 'D',
+    accountType: 'powerseller',
+  });
+  const app = await createApp(services, {
+    idUser: seller.idUser,
+    kind: 'dedicated',
+    name: 'bench sync tool',
+  });
+  const now = services.clock.now();
+  const productIds = Array.from({ length: PRODUCTS }, (_, i) => 500_000 + i);
+  await services.database.transaction(async (tx) => {
+    await tx
+      .insertInto('games')
+      .values({ idGame: 1, name: 'Magic the Gathering', abbreviation: 'MtG' })
+      .execute();
+    await tx
+      .insertInto('expansions')
+      .values(
+        Array.from({ length: 20 }, (_, e) => ({
+          idExpansion: 7000 + e,
+          idGame: 1,
+          enName: `Bench Expansion ${e}`,
+          abbreviation: `B${e}`,
+          icon: e,
+          releaseDate: now,
+          isReleased: 1,
+        })),
+      )
+      .execute();
+    for (let i = 0; i < PRODUCTS; i += 1000) {
+      const ids = productIds.slice(i, i + 1000);
+      await tx
+        .insertInto('products')
+        .values(
+          ids.map((idProduct, k) => ({
+            idProduct,
+            idGame: 1,
+            idExpansion: 7000 + ((i + k) % 20),
+            idMetaproduct: null,
+            idCategory: 1,
+            categoryName: 'Magic Single',
+            enName: `Bench Card ${idProduct}`,
+            number: String(k),
+            rarity: 'Common',
+            isSingle: 1,
+            dateAdded: now,
+            image: '',
+          })),
+        )
+        .execute();
+      await tx
+        .insertInto('productNames')
+        .values(ids.map((idProduct) => ({ idProduct, idLanguage: 1, name: `Bench Card ${idProduct}` })))
+        .execute();
+    }
+    // Five articles per product, differing in price; one copy each, so a PUT of amount 1 changes
+    // the whole article in place (what price bots do).
+    for (let i = 0; i < ARTICLES; i += 1000) {
+      const rows: NewArticle[] = [];
+      for (let k = i; k < i + 1000; k++) {
+        rows.push({
+          idUser: seller.idUser,
+          idProduct: productIds[k % PRODUCTS]!,
+          idLanguage: 1,
+          comments: '',
+          price: 100 + Math.floor(k / PRODUCTS),
+          condition: 'NM',
+          isFoil: 0,
+          isSigned: 0,
+          isAltered: 0,
+          isPlayset: 0,
+          isFirstEd: 0,
+          isReverseHolo: 0,
+          count: 1,
+          createdAt: now,
+          lastEdited: now,
+        });
+      }
+      await tx.insertInto('articles').values(rows).execute();
+    }
+  });
+  const articleIds = (
+    await db
+      .selectFrom('articles')
+      .select('idArticle')
+      .where('idUser', '=', seller.idUser)
+      .orderBy('idArticle')
+      .execute()
+  ).map((r) => r.idArticle);
+  return {
+    credentials: {
+      appToken: app.appToken,
+      appSecret: app.appSecret,
+      accessToken: app.accessToken!.token,
+      accessTokenSecret: app.accessToken!.secret,
+    },
+    articleIds,
+    productIds,
+  };
+}
+
+const cents = (n: number) => `${Math.floor(n / 100)}.${String(n % 100).padStart(2, '0')}`;
+const positive = (i: number) => i + 1_000_000;
+
+/** PUT /stock: new prices for 100 whole articles; request i takes block i mod 1000 of the stock. */
+export const stockPutScenario: Scenario<StockBenchState> = {
+  name: 'PUT /stock 100 articles',
+  description:
+    'signed PUT /ws/v2.0/stock, 100 price changes in one transaction, seller with 100,000 articles',
+  expectedRps: 1000,
+  prepare: prepareSeller,
+  request(state, i) {
+    const block = positive(i) % (ARTICLES / BATCH);
+    // Each pass over the stock raises the price a cent, so every request really changes 100 rows.
+    const price = cents(200 + (Math.floor(positive(i) / (ARTICLES / BATCH)) % 10_000));
+    let body = '<?xml version="1.0" encoding="UTF-8"?><request>';
+    for (let k = 0; k < BATCH; k++) {
+      const idArticle = state.articleIds[block * BATCH + k]!;
+      body += `<article><idArticle>${idArticle}</idArticle><amount>1</amount><price>${price}</price></article>`;
+    }
+    body += '</request>';
+    return { method: 'PUT', path: '/stock', body, credentials: state.credentials };
+  },
+  expectStatus: 200,
+};
+
+/** POST /stock: 100 new articles per request (prices unseen so far, so none merges). */
+export const stockPostScenario: Scenario<StockBenchState> = {
+  name: 'POST /stock 100 articles',
+  description:
+    'signed POST /ws/v2.0/stock, 100 new articles in one transaction, seller with 100,000 articles',
+  expectedRps: 1000,
+  prepare: prepareSeller,
+  request(state, i) {
+    const n = positive(i);
+    let body = '<?xml version="1.0" encoding="UTF-8"?><request>';
+    for (let k = 0; k < BATCH; k++) {
+      const idProduct = state.productIds[(n * BATCH + k) % PRODUCTS]!;
+      body +=
+        `<article><idProduct>${idProduct}</idProduct><idLanguage>1</idLanguage><count>1</count>` +
+        `<price>${cents(1000 + n)}</price><condition>NM</condition></article>`;
+    }
+    body += '</request>';
+    return { method: 'POST', path: '/stock', body, credentials: state.credentials };
+  },
+  expectStatus: 200,
+};

@@ -1,0 +1,159 @@
+import { ARTICLE_FLAGS, CONDITIONS, isCondition, isLanguage, LANGUAGES } from '../domain/catalog.js';
+import { parseArticlePrice } from '../domain/money.js';
+import {
+  type ArticleChangeInput,
+  type ArticleCountInput,
+  type BulkItem,
+  checkBulkSize,
+  type FlagInput,
+  failureMessage,
+  MAX_COMMENT_LENGTH,
+  MAX_COPIES,
+  type NewArticleInput,
+} from '../domain/stock-rules.js';
+import { badRequest } from '../errors.js';
+import { requireBody } from '../http/body.js';
+import { boolean, MAX_ID, objects, parseInteger, requireInteger, text } from '../http/fields.js';
+import type { XmlObject } from '../http/xml.js';
+
+/**
+ * Reading the `<article>` elements of stock writes (spec §2.5, reference §2.13). A malformed
+ * element fails on its own, reported in the answer with what was sent; only a request that is
+ * wrong as a whole (no articles, more than 100, a non-integer amount for increase/decrease) is a 400.
+ */
+
+/** The `<article>` elements of a stock write, at most 100. */
+export function readArticles(body: XmlObject | undefined): XmlObject[] {
+  const articles = objects(requireBody(body, '<article>…</article>'), 'article');
+  checkBulkSize(articles.length);
+  return articles;
+}
+
+/** Parses each article on its own: a bad one becomes an item with its error, the rest go on. */
+export function readItems<T>(articles: XmlObject[], parse: (a: XmlObject) => T): BulkItem<T>[] {
+  return articles.map((tried) => {
+    try {
+      return { tried, input: parse(tried) };
+    } catch (err) {
+      return { tried, error: failureMessage(err) };
+    }
+  });
+}
+
+/** `count`, or `amount` as the spec's examples spell it: a positive whole number of copies. */
+export function copiesOf(a: XmlObject, required = true): number | undefined {
+  const count = text(a, 'count');
+  const amount = text(a, 'amount');
+  const parse = (v: string, name: string) => parseInteger(v, name, { min: 1, max: MAX_COPIES });
+  const c = count !== undefined && count.trim() !== '' ? parse(count, 'count') : undefined;
+  const m = amount !== undefined && amount.trim() !== '' ? parse(amount, 'amount') : undefined;
+  if (c !== undefined && m !== undefined && c !== m) {
+    throw badRequest(`"count" (${c}) and "amount" (${m}) disagree; send one of them.`, { field: 'count' });
+  }
+  const n = c ?? m;
+  if (n === undefined && required) {
+    throw badRequest('"amount" (or "count"), the number of copies, is required.', { field: 'amount' });
+  }
+  return n;
+}
+
+/** `idLanguage`, or `language` holding the id (or a Language entity with one). */
+function languageOf(a: XmlObject): number | undefined {
+  let raw = text(a, 'idLanguage');
+  let field = 'idLanguage';
+  if (raw === undefined && a.language !== undefined) {
+    field = 'language';
+    const lang = a.language;
+    raw = typeof lang === 'object' && !Array.isArray(lang) ? text(lang, 'idLanguage') : text(a, 'language');
+  }
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const id = parseInteger(raw, field, { min: 1, max: 1000 });
+  if (!isLanguage(id)) {
+    const known = Object.entries(LANGUAGES)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
+    throw badRequest(`Unknown language ${id}; use one of ${known}.`, { field });
+  }
+  return id;
+}
+
+function commentsOf(a: XmlObject): string | undefined {
+  const c = text(a, 'comments');
+  if (c !== undefined && c.length > MAX_COMMENT_LENGTH) {
+    throw badRequest(`"comments" may have at most ${MAX_COMMENT_LENGTH} characters.`, { field: 'comments' });
+  }
+  return c;
+}
+
+function priceOf(a: XmlObject): number | undefined {
+  const p = text(a, 'price');
+  return p === undefined || p.trim() === '' ? undefined : parseArticlePrice(p);
+}
+
+function conditionOf(a: XmlObject): string | undefined {
+  const c = text(a, 'condition')?.trim();
+  if (c === undefined || c === '') return undefined;
+  if (!isCondition(c)) {
+    throw badRequest(`Unknown condition "${c}"; use one of ${CONDITIONS.join(', ')}.`, {
+      field: 'condition',
+    });
+  }
+  return c;
+}
+
+function flagsOf(a: XmlObject): FlagInput {
+  const flags: FlagInput = {};
+  for (const flag of ARTICLE_FLAGS) {
+    const v = boolean(a, flag);
+    if (v !== undefined) flags[flag] = v;
+  }
+  return flags;
+}
+
+function articleId(a: XmlObject): number {
+  return requireInteger(a, 'idArticle', { min: 1, max: MAX_ID });
+}
+
+/** POST /stock: idProduct, price and a number of copies are required; the rest has defaults. */
+export function parseNewArticle(a: XmlObject): NewArticleInput {
+  const idProduct = requireInteger(a, 'idProduct', { min: 1, max: MAX_ID });
+  const count = copiesOf(a)!;
+  const price = priceOf(a);
+  if (price === undefined) throw badRequest('"price" is required.', { field: 'price' });
+  return {
+    idProduct,
+    count,
+    idLanguage: languageOf(a),
+    comments: commentsOf(a),
+    price,
+    condition: conditionOf(a),
+    flags: flagsOf(a),
+  };
+}
+
+/** PUT /stock: idArticle and amount are required; any other element present is a change. */
+export function parseArticleChange(a: XmlObject): ArticleChangeInput {
+  return {
+    idArticle: articleId(a),
+    count: copiesOf(a)!,
+    idLanguage: languageOf(a),
+    comments: commentsOf(a),
+    price: priceOf(a),
+    condition: conditionOf(a),
+    flags: flagsOf(a),
+  };
+}
+
+/** DELETE /stock: the article and how many of its copies. */
+export function parseArticleCount(a: XmlObject): ArticleCountInput {
+  return { idArticle: articleId(a), count: copiesOf(a)! };
+}
+
+/**
+ * PUT /stock/increase and /stock/decrease: every amount must be a positive integer or the whole
+ * request is refused (spec §4.4, since 2 September 2021); a bad idArticle fails on its own.
+ */
+export function readCountItems(articles: XmlObject[]): BulkItem<ArticleCountInput>[] {
+  const counts = articles.map((a) => copiesOf(a)!);
+  return readItems(articles, (a) => ({ idArticle: articleId(a), count: counts[articles.indexOf(a)]! }));
+}
