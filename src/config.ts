@@ -1,3 +1,5 @@
+import { parseDuration } from './clock.js';
+
 /**
  * Every configuration value, spelled once: its environment variable, its command-line flag,
  * its default and its parser. The CLI builds its flags from this table and the README lists it,
@@ -21,6 +23,10 @@ export interface Config {
   logLevel: string;
   demoData: boolean;
   redisUrl: string | undefined;
+  /** How long cart reservations hold their copies (trading). */
+  reservationExpiryMs: number;
+  /** How long after an order's last state change `cancel` becomes possible (trading). */
+  cancelWaitingPeriodMs: number;
 }
 
 interface Setting<K extends keyof Config> {
@@ -68,6 +74,19 @@ function date(raw: string): number {
 }
 
 export class ConfigError extends Error {}
+
+function duration(min: number) {
+  return (raw: string): number => {
+    let ms: number;
+    try {
+      ms = parseDuration(raw);
+    } catch (err) {
+      throw new ConfigError((err as Error).message);
+    }
+    if (ms < min) throw new ConfigError(`expected at least ${min / 1000} s, got "${raw}"`);
+    return ms;
+  };
+}
 
 function setting<K extends keyof Config>(s: Setting<K>): Setting<K> {
   return s;
@@ -200,6 +219,24 @@ export const SETTINGS = [
       'Redis for state shared by several instances (OAuth nonces, limits); unset keeps it in process memory.',
     default: undefined,
     parse: optional,
+  }),
+  setting({
+    key: 'reservationExpiryMs',
+    env: 'RESERVATION_EXPIRY',
+    flag: '--reservation-expiry',
+    description:
+      'How long articles added to a shopping cart stay reserved (e.g. 1h, 30m, 2d); each change to the reservation starts the time anew. Expired reservations release their copies.',
+    default: '1h',
+    parse: duration(1000),
+  }),
+  setting({
+    key: 'cancelWaitingPeriodMs',
+    env: 'CANCEL_WAITING_PERIOD',
+    flag: '--cancel-waiting-period',
+    description:
+      'How long after its last state change an order may be cancelled with `cancel` (the seller of an unpaid order, the buyer of a paid one), e.g. 7d.',
+    default: '7d',
+    parse: duration(0),
   }),
 ] as const;
 

@@ -1,8 +1,12 @@
 import type { Router } from '../http/routing.js';
 import type { Services } from '../services.js';
 import { accountRoutes } from './account.js';
+import { orderRoutes } from './orders.js';
+import { shoppingCartRoutes } from './shopping-cart.js';
 
 /** Every resource group of the API; each module adds its routes to the one router. */
 export function registerRoutes(router: Router, services: Services): void {
   accountRoutes(router, services);
+  shoppingCartRoutes(router, services);
+  orderRoutes(router, services);
 }

@@ -1,4 +1,6 @@
 import type { Executor } from './db.js';
+import { unpaidAmount } from './orders.js';
+import { articlesInShoppingCart } from './reservations.js';
 
 /**
  * The account's numbers that live in other features' tables. Each feature adds its query here as
@@ -12,6 +14,10 @@ export interface AccountCounters {
   unpaidAmount: number;
 }
 
-export async function accountCounters(_db: Executor, _idUser: number): Promise<AccountCounters> {
-  return { articlesInShoppingCart: 0, unreadMessages: 0, unpaidAmount: 0 };
+export async function accountCounters(db: Executor, idUser: number): Promise<AccountCounters> {
+  return {
+    articlesInShoppingCart: await articlesInShoppingCart(db, idUser),
+    unreadMessages: 0,
+    unpaidAmount: await unpaidAmount(db, idUser),
+  };
 }
