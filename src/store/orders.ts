@@ -197,6 +197,17 @@ export async function bumpOrderCount(
   state: OrderState,
   delta: number,
 ): Promise<void> {
+  if (delta < 0) {
+    // An upsert would check its proposed row (a negative count) against the CHECK first.
+    await db
+      .updateTable('orderCounts')
+      .set((eb) => ({ count: eb('count', '+', delta) }))
+      .where('idUser', '=', idUser)
+      .where('actor', '=', actor)
+      .where('state', '=', state)
+      .execute();
+    return;
+  }
   await db
     .insertInto('orderCounts')
     .values({ idUser, actor, state, count: delta })
