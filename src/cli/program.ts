@@ -3,6 +3,7 @@ import { registerAppCommands } from './apps.js';
 import { registerClockCommands } from './clock.js';
 import { addSettingOptions } from './context.js';
 import { registerCouponCommands } from './coupons.js';
+import { registerOrderCommands } from './orders.js';
 import { registerRequestCommand } from './request.js';
 import { registerServeCommands } from './serve.js';
 import { registerUserCommands } from './users.js';
@@ -18,6 +19,7 @@ export function buildCli(): Command {
   registerAppCommands(program);
   registerCouponCommands(program);
   registerClockCommands(program);
+  registerOrderCommands(program);
   registerRequestCommand(program);
   return program;
 }

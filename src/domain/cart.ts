@@ -7,16 +7,17 @@ import {
   buyerReservationHolding,
   buyerReservations,
   cartShippingAddress,
+  claimReservationLines,
   deleteReservation,
   expiredReservations,
   expiredReservationsHolding,
   findReservation,
+  lockReservation,
   openReservation,
   type PostalAddress,
   putCartShippingAddress,
   type ReservationLine,
   removeReservedCopies,
-  reservationArticleRows,
   reservationHoldsAny,
   reservationLines,
   returnToStock,
@@ -131,34 +132,48 @@ export async function loadCart(db: Executor, idBuyer: number): Promise<CartView>
 
 /**
  * Releases a reservation: its copies go back to the articles' available counts. An article that
- * was sold out and becomes available again raises `articleListed` (wants-list alerts).
+ * was sold out and becomes available again raises `articleListed` (wants-list alerts). With
+ * `onlyIfExpired`, a reservation renewed meanwhile (by a concurrent add) is left alone. Returns
+ * whether it was released.
  */
-export async function releaseReservation(db: Executor, reservation: Reservation, now: number): Promise<void> {
-  for (const line of await reservationArticleRows(db, reservation.idReservation)) {
+export async function releaseReservation(
+  db: Executor,
+  reservation: Reservation,
+  now: number,
+  onlyIfExpired = false,
+): Promise<boolean> {
+  const locked = await lockReservation(db, reservation.idReservation, onlyIfExpired ? now : undefined);
+  if (!locked) return false;
+  for (const line of await claimReservationLines(db, reservation.idReservation)) {
     const count = await returnToStock(db, line.idArticle, line.count);
     if (count === line.count) await appendEvent(db, EVENTS.articleListed, { idArticle: line.idArticle }, now);
   }
   await deleteReservation(db, reservation.idReservation);
+  return true;
 }
 
 /** Releases expired reservations (one buyer's, or everyone's); returns how many. */
 export async function releaseExpired(db: Executor, now: number, idBuyer?: number): Promise<number> {
-  const expired = await expiredReservations(db, now, { idBuyer });
-  for (const r of expired) await releaseReservation(db, r, now);
-  return expired.length;
+  let released = 0;
+  for (const r of await expiredReservations(db, now, { idBuyer })) {
+    if (await releaseReservation(db, r, now, true)) released++;
+  }
+  return released;
 }
 
 /** The background sweep: expired reservations of everyone, in batches of their own transactions. */
 export async function sweepExpiredReservations(ctx: DomainContext): Promise<number> {
   let total = 0;
   for (;;) {
-    const n = await ctx.database.transaction(async (tx) => {
-      const expired = await expiredReservations(tx, ctx.clock.now(), { limit: 100 });
-      for (const r of expired) await releaseReservation(tx, r, ctx.clock.now());
-      return expired.length;
+    const [found, released] = await ctx.database.transaction(async (tx) => {
+      const now = ctx.clock.now();
+      const expired = await expiredReservations(tx, now, { limit: 100 });
+      let n = 0;
+      for (const r of expired) if (await releaseReservation(tx, r, now, true)) n++;
+      return [expired.length, n];
     });
-    total += n;
-    if (n < 100) return total;
+    total += released;
+    if (found < 100) return total;
   }
 }
 
@@ -197,16 +212,28 @@ async function addOne(ctx: TradingContext, tx: Executor, idBuyer: number, item: 
   if (article.idUser === idBuyer) return `Article ${item.idArticle} is your own: you cannot buy it.`;
   const seller = await findUserById(tx, article.idUser);
   if (!seller || seller.onVacation) return `The seller of article ${item.idArticle} is on vacation.`;
+  // The reservation first (its row lock orders this add with a release or checkout of it), then
+  // the copies.
+  const reservation = await openReservation(
+    tx,
+    idBuyer,
+    seller.idUser,
+    now,
+    now + ctx.config.reservationExpiryMs,
+  );
   let taken = await takeFromStock(tx, item.idArticle, item.count);
   if (!taken) {
     // Copies held by reservations that have expired but not been swept yet are available.
-    const expired = await expiredReservationsHolding(tx, item.idArticle, now);
-    if (expired.length > 0) {
-      for (const r of expired) await releaseReservation(tx, r, now);
-      taken = await takeFromStock(tx, item.idArticle, item.count);
+    let released = false;
+    for (const r of await expiredReservationsHolding(tx, item.idArticle, now)) {
+      if (await releaseReservation(tx, r, now, true)) released = true;
     }
+    if (released) taken = await takeFromStock(tx, item.idArticle, item.count);
   }
   if (!taken) {
+    if (!(await reservationHoldsAny(tx, reservation.idReservation))) {
+      await deleteReservation(tx, reservation.idReservation);
+    }
     const left = await tx
       .selectFrom('articles')
       .select('count')
@@ -215,28 +242,23 @@ async function addOne(ctx: TradingContext, tx: Executor, idBuyer: number, item: 
     const available = left?.count ?? 0;
     return `Only ${available} ${available === 1 ? 'copy' : 'copies'} of article ${item.idArticle} available; ${item.count} requested.`;
   }
-  const reservation = await openReservation(
-    tx,
-    idBuyer,
-    seller.idUser,
-    now,
-    now + ctx.config.reservationExpiryMs,
-  );
   await addReservedCopies(tx, reservation.idReservation, item.idArticle, item.count);
   return undefined;
 }
 
 async function removeOne(ctx: TradingContext, tx: Executor, idBuyer: number, item: CartItem, now: number) {
-  const reservation = await buyerReservationHolding(tx, idBuyer, item.idArticle);
-  if (!reservation) return `Article ${item.idArticle} is not in your shopping cart.`;
+  const holding = await buyerReservationHolding(tx, idBuyer, item.idArticle);
+  // Renewing the expiry locks the reservation before its lines change.
+  const reservation =
+    holding && (await touchReservation(tx, holding.idReservation, now + ctx.config.reservationExpiryMs));
+  const reserved = reservation && (await buyerReservationHolding(tx, idBuyer, item.idArticle));
+  if (!reservation || !reserved) return `Article ${item.idArticle} is not in your shopping cart.`;
   if (!(await removeReservedCopies(tx, reservation.idReservation, item.idArticle, item.count))) {
-    return `Only ${reservation.reserved} ${reservation.reserved === 1 ? 'copy' : 'copies'} of article ${item.idArticle} in your shopping cart; ${item.count} to remove.`;
+    return `Only ${reserved.reserved} ${reserved.reserved === 1 ? 'copy' : 'copies'} of article ${item.idArticle} in your shopping cart; ${item.count} to remove.`;
   }
   const count = await returnToStock(tx, item.idArticle, item.count);
   if (count === item.count) await appendEvent(tx, EVENTS.articleListed, { idArticle: item.idArticle }, now);
-  if (await reservationHoldsAny(tx, reservation.idReservation)) {
-    await touchReservation(tx, reservation.idReservation, now + ctx.config.reservationExpiryMs);
-  } else {
+  if (!(await reservationHoldsAny(tx, reservation.idReservation))) {
     await deleteReservation(tx, reservation.idReservation);
   }
   return undefined;
@@ -255,18 +277,30 @@ export async function changeCart(
 ): Promise<{ cart: CartView; failed: CartItemFailure[] }> {
   checkItems(items);
   return ctx.database.transaction(async (tx) => {
-    const now = ctx.clock.now();
-    await releaseExpired(tx, now, idBuyer);
-    const failed: CartItemFailure[] = [];
-    for (const item of items) {
-      const error =
-        action === 'add'
-          ? await addOne(ctx, tx, idBuyer, item, now)
-          : await removeOne(ctx, tx, idBuyer, item, now);
-      if (error) failed.push({ ...item, error });
-    }
+    const failed = await changeCartInTx(ctx, tx, idBuyer, action, items, ctx.clock.now());
     return { cart: await loadCart(tx, idBuyer), failed };
   });
+}
+
+/** The work of `changeCart` inside a transaction the caller holds; returns the refusals. */
+export async function changeCartInTx(
+  ctx: TradingContext,
+  tx: Executor,
+  idBuyer: number,
+  action: 'add' | 'remove',
+  items: CartItem[],
+  now: number,
+): Promise<CartItemFailure[]> {
+  await releaseExpired(tx, now, idBuyer);
+  const failed: CartItemFailure[] = [];
+  for (const item of items) {
+    const error =
+      action === 'add'
+        ? await addOne(ctx, tx, idBuyer, item, now)
+        : await removeOne(ctx, tx, idBuyer, item, now);
+    if (error) failed.push({ ...item, error });
+  }
+  return failed;
 }
 
 /** `DELETE /shoppingcart`: every reservation released. */

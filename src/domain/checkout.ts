@@ -12,8 +12,11 @@ import {
 } from '../store/orders.js';
 import {
   buyerReservations,
+  claimReservationLines,
   deleteReservation,
   deleteSoldOutArticles,
+  lockArticles,
+  lockReservation,
   type PostalAddress,
 } from '../store/reservations.js';
 import type { Order, OrderArticle } from '../store/schema.js';
@@ -83,14 +86,31 @@ export async function checkoutInTx(tx: Executor, idBuyer: number, now: number): 
   await releaseExpired(tx, now, idBuyer);
   const buyer = (await findUserById(tx, idBuyer))!;
   const address = await shippingAddressOf(tx, buyer);
-  const reservations = await reservationViews(tx, await buyerReservations(tx, idBuyer), address.country);
+  const reservations: ReservationView[] = [];
+  for (const listed of await buyerReservations(tx, idBuyer)) {
+    // Locked before its lines are read: no add, removal or release of it can interleave.
+    const locked = await lockReservation(tx, listed.idReservation);
+    if (!locked) continue;
+    const [view] = await reservationViews(tx, [locked], address.country);
+    if (view!.lines.length > 0) reservations.push(view!);
+  }
   if (reservations.length === 0)
     throw badRequest('Your shopping cart is empty: there is nothing to check out.');
   requireAddress(address);
+  await lockArticles(
+    tx,
+    reservations.flatMap((r) => r.lines.map((l) => l.view.idArticle)),
+  );
   const methods = await shippingMethods(tx);
   const created: number[] = [];
 
   for (const r of reservations) {
+    const claimed = await claimReservationLines(tx, r.reservation.idReservation);
+    const expected = r.lines.map((l) => `${l.view.idArticle}:${l.reserved}`).sort();
+    const got = claimed.map((l) => `${l.idArticle}:${l.count}`).sort();
+    if (expected.join() !== got.join()) {
+      throw preconditionFailed('Your shopping cart changed during the checkout; check it and try again.');
+    }
     const survivor = await claimSurvivor(tx, idBuyer, r.seller.idUser);
     const shipping = r.shipping;
     if (!shipping) throw badRequest(`No shipping method can carry the articles of ${r.seller.username}.`);

@@ -84,34 +84,34 @@ export const heldBy = (order: Order): Charge => ({
  */
 async function relist(tx: Executor, order: Order, now: number): Promise<void> {
   for (const line of await orderLineRows(tx, order.idOrder)) {
-    const r = await tx
-      .updateTable('articles')
-      .set((eb) => ({ count: eb('count', '+', line.count), lastEdited: now }))
-      .where('idArticle', '=', line.idArticle)
-      .executeTakeFirst();
-    if (r.numUpdatedRows === 0n) {
-      await tx
-        .insertInto('articles')
-        .values({
-          idArticle: line.idArticle,
-          idUser: order.idSeller,
-          idProduct: line.idProduct,
-          idLanguage: line.idLanguage,
-          comments: line.comments,
-          price: line.price,
-          condition: line.condition,
-          isFoil: line.isFoil,
-          isSigned: line.isSigned,
-          isAltered: line.isAltered,
-          isPlayset: line.isPlayset,
-          isFirstEd: line.isFirstEd,
-          isReverseHolo: line.isReverseHolo,
-          count: line.count,
-          createdAt: now,
+    // One statement: two cancellations relisting the same sold-out article cannot both create it.
+    await tx
+      .insertInto('articles')
+      .values({
+        idArticle: line.idArticle,
+        idUser: order.idSeller,
+        idProduct: line.idProduct,
+        idLanguage: line.idLanguage,
+        comments: line.comments,
+        price: line.price,
+        condition: line.condition,
+        isFoil: line.isFoil,
+        isSigned: line.isSigned,
+        isAltered: line.isAltered,
+        isPlayset: line.isPlayset,
+        isFirstEd: line.isFirstEd,
+        isReverseHolo: line.isReverseHolo,
+        count: line.count,
+        createdAt: now,
+        lastEdited: now,
+      })
+      .onConflict((oc) =>
+        oc.column('idArticle').doUpdateSet((eb) => ({
+          count: eb('articles.count', '+', eb.ref('excluded.count')),
           lastEdited: now,
-        })
-        .execute();
-    }
+        })),
+      )
+      .execute();
     await appendEvent(tx, EVENTS.articleListed, { idArticle: line.idArticle }, now);
   }
 }

@@ -108,16 +108,18 @@ export async function openReservation(
     .executeTakeFirstOrThrow();
 }
 
+/** Sets a new expiry (and so locks the row, like `lockReservation`); undefined when it is gone. */
 export async function touchReservation(
   db: Executor,
   idReservation: number,
   expiresAt: number,
-): Promise<void> {
-  await db
+): Promise<Reservation | undefined> {
+  return db
     .updateTable('reservations')
     .set({ expiresAt })
     .where('idReservation', '=', idReservation)
-    .execute();
+    .returningAll()
+    .executeTakeFirst();
 }
 
 export async function setReservationShippingMethod(
@@ -225,13 +227,35 @@ export async function reservationLines(db: Executor, idReservations: number[]): 
   });
 }
 
-/** The raw lines of one reservation (no article facts), for releasing it. */
-export async function reservationArticleRows(db: Executor, idReservation: number) {
+/**
+ * Locks a reservation's row for the rest of the transaction (a no-op update), optionally only if it
+ * has expired by `expiredAt`; undefined when it is gone (or not expired). Every change to a
+ * reservation's lines takes this lock first, adding included (its upsert locks the row), so on
+ * PostgreSQL a release, a checkout and an add of one reservation happen one after the other, and
+ * a release decided on a stale read of the expiry finds the reservation renewed and leaves it.
+ */
+export async function lockReservation(
+  db: Executor,
+  idReservation: number,
+  expiredAt?: number,
+): Promise<Reservation | undefined> {
+  let q = db
+    .updateTable('reservations')
+    .set((eb) => ({ expiresAt: eb.ref('expiresAt') }))
+    .where('idReservation', '=', idReservation);
+  if (expiredAt !== undefined) q = q.where('expiresAt', '<=', expiredAt);
+  return q.returningAll().executeTakeFirst();
+}
+
+/**
+ * Takes every line out of a (locked) reservation and returns what was taken: only copies actually
+ * removed here are put anywhere else, so two transactions can never both move the same copies.
+ */
+export async function claimReservationLines(db: Executor, idReservation: number) {
   return db
-    .selectFrom('reservationArticles')
-    .select(['idArticle', 'count'])
+    .deleteFrom('reservationArticles')
     .where('idReservation', '=', idReservation)
-    .orderBy('idArticle')
+    .returning(['idArticle', 'count'])
     .execute();
 }
 
@@ -343,5 +367,24 @@ export async function putCartShippingAddress(db: Executor, idBuyer: number, a: P
     .insertInto('cartShippingAddresses')
     .values({ idUser: idBuyer, ...a })
     .onConflict((oc) => oc.column('idUser').doUpdateSet({ ...a }))
+    .execute();
+}
+
+/**
+ * Locks these articles' rows (a no-op update). A checkout takes them before it claims its lines,
+ * so two checkouts of the last reserved copies of one article run one after the other, and the
+ * second sees the first's lines gone and deletes the sold-out article (else each would see the
+ * other's reservation and neither would).
+ */
+export async function lockArticles(db: Executor, idArticles: number[]): Promise<void> {
+  if (idArticles.length === 0) return;
+  await db
+    .updateTable('articles')
+    .set((eb) => ({ count: eb.ref('count') }))
+    .where(
+      'idArticle',
+      'in',
+      [...new Set(idArticles)].sort((a, b) => a - b),
+    )
     .execute();
 }
