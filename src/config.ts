@@ -231,8 +231,8 @@ export const SETTINGS = [
   }),
   setting({
     key: 'cancelWaitingPeriodMs',
-    env: 'CANCEL_WAITING_PERIOD',
-    flag: '--cancel-waiting-period',
+    env: 'CANCEL_WAIT_PERIOD',
+    flag: '--cancel-wait-period',
     description:
       'How long after its last state change an order may be cancelled with `cancel` (the seller of an unpaid order, the buyer of a paid one), e.g. 7d.',
     default: '7d',
