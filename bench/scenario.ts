@@ -23,4 +23,10 @@ export interface Scenario<T = unknown> {
   request(state: T, i: number): BenchRequest;
   /** The status every answer must have, or the run is void (a fast error path is not a result). */
   expectStatus: number;
+  /**
+   * For one-shot writes that cannot be replayed: measured as this many sequential requests per
+   * round instead of a timed load, and `request(state, i)` gets a new `i` for every request of the
+   * run (from 0; -1 for the harness's sample request).
+   */
+  sequential?: { requests: number };
 }

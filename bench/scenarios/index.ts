@@ -1,5 +1,12 @@
 import type { Scenario } from '../scenario.js';
 import { accountScenario } from './account.js';
+import { checkoutScenario } from './checkout.js';
+import { orders1mScenario, orders10kScenario } from './orders.js';
 
 /** Every benchmark scenario, in the order `npm run bench` runs them. */
-export const scenarios: Scenario<never>[] = [accountScenario as Scenario<never>];
+export const scenarios: Scenario<never>[] = [
+  accountScenario as Scenario<never>,
+  orders10kScenario as Scenario<never>,
+  orders1mScenario as Scenario<never>,
+  checkoutScenario as Scenario<never>,
+];
