@@ -219,13 +219,7 @@ async function runScenario(scenario: Scenario, index: number): Promise<void> {
     writeFileSync(bodyFile, body);
     children.push(
       await start(
-        pin(1, [
-          process.execPath,
-          'bench/baseline.mjs',
-          String(port + 1),
-          contentType,
-          `@${bodyFile}`,
-        ]),
+        pin(1, [process.execPath, 'bench/baseline.mjs', String(port + 1), contentType, `@${bodyFile}`]),
         process.env,
         () => false,
       ),
@@ -295,7 +289,9 @@ async function runSequential(scenario: Scenario, state: unknown, port: number, b
       });
       const text = await res.text();
       if (target === port && res.status !== scenario.expectStatus) {
-        throw new Error(`${scenario.name}: expected ${scenario.expectStatus}, got ${res.status}: ${text.slice(0, 300)}`);
+        throw new Error(
+          `${scenario.name}: expected ${scenario.expectStatus}, got ${res.status}: ${text.slice(0, 300)}`,
+        );
       }
     }
     return count / ((performance.now() - started) / 1000);
@@ -306,7 +302,9 @@ async function runSequential(scenario: Scenario, state: unknown, port: number, b
   await round(port + 1, perRound, sample);
   const ratios: number[] = [];
   console.log(`\n## ${scenario.name} — ${scenario.description}`);
-  console.log(`   ${rounds} rounds × ${perRound} sequential requests, one connection, response ${bytes} bytes`);
+  console.log(
+    `   ${rounds} rounds × ${perRound} sequential requests, one connection, response ${bytes} bytes`,
+  );
   for (let r = 1; r <= rounds; r++) {
     const ours = await round(port, perRound, fresh);
     const bare = await round(port + 1, perRound, sample);

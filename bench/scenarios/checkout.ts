@@ -108,12 +108,24 @@ export const checkoutScenario: Scenario<CheckoutState> = {
       await services.database.transaction(async (tx) => {
         const reservation = await tx
           .insertInto('reservations')
-          .values({ idBuyer: buyer.idUser, idSeller: seller.idUser, idShippingMethod: null, createdAt: now, expiresAt: FAR_FUTURE })
+          .values({
+            idBuyer: buyer.idUser,
+            idSeller: seller.idUser,
+            idShippingMethod: null,
+            createdAt: now,
+            expiresAt: FAR_FUTURE,
+          })
           .returning('idReservation')
           .executeTakeFirstOrThrow();
         await tx
           .insertInto('reservationArticles')
-          .values(articleIds.map((idArticle) => ({ idReservation: reservation.idReservation, idArticle, count: 1 })))
+          .values(
+            articleIds.map((idArticle) => ({
+              idReservation: reservation.idReservation,
+              idArticle,
+              count: 1,
+            })),
+          )
           .execute();
         await tx
           .updateTable('articles')
@@ -126,7 +138,8 @@ export const checkoutScenario: Scenario<CheckoutState> = {
   },
   request(state, i) {
     const buyer = state.buyers[i + 1];
-    if (!buyer) throw new Error(`the checkout benchmark prepared ${state.buyers.length - 1} carts; raise BUYERS`);
+    if (!buyer)
+      throw new Error(`the checkout benchmark prepared ${state.buyers.length - 1} carts; raise BUYERS`);
     return { method: 'PUT', path: '/shoppingcart/checkout', credentials: buyer };
   },
   expectStatus: 200,

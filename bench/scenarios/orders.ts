@@ -87,9 +87,11 @@ async function generate(services: Services, orders: number): Promise<void> {
        from seq`,
     )
     .run(BUYERS, t0);
-  const firstBuyer = (raw.prepare(`select min("idUser") as id from users where username like 'bench-buyer-%'`).get() as {
-    id: number;
-  }).id;
+  const firstBuyer = (
+    raw.prepare(`select min("idUser") as id from users where username like 'bench-buyer-%'`).get() as {
+      id: number;
+    }
+  ).id;
   raw
     .prepare(
       `insert into orders ("idBuyer", "idSeller", state, "dateBought", "datePaid", "lastStateChange", "idShippingMethod",
@@ -142,7 +144,8 @@ async function prepareOrders(services: Services, orders: number): Promise<Client
     raw.pragma('foreign_keys = OFF');
     raw.exec(`attach database '${cached.replace(/'/g, "''")}' as cache`);
     raw.exec('begin');
-    for (const t of tables) raw.exec(`delete from main."${t}"; insert into main."${t}" select * from cache."${t}";`);
+    for (const t of tables)
+      raw.exec(`delete from main."${t}"; insert into main."${t}" select * from cache."${t}";`);
     raw.exec('commit');
     raw.exec('detach database cache');
     raw.pragma('foreign_keys = ON');
