@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createAccessToken } from '../src/auth/apps.js';
 import { sweepExpiredReservations } from '../src/domain/cart.js';
 import {
   ApiClient,
@@ -511,6 +512,27 @@ for (const dialect of DIALECTS) {
         assert.ok(at > 0, `${tag} missing or out of order`);
         pos = at;
       }
+    });
+
+    it('works for a third-party app acting for the buyer', async () => {
+      const buyer = await createTrader(server);
+      const app = await createTestApp(server, seller.user, 'thirdParty');
+      const token = await createAccessToken(server.services, { idApp: app.idApp, idUser: buyer.user.idUser });
+      const thirdParty = new ApiClient(server, {
+        ...app,
+        accessToken: token.token,
+        accessTokenSecret: token.secret,
+        idUser: buyer.user.idUser,
+      });
+      const a = await offer(server, seller.user, { count: 1 });
+      const res = await thirdParty.put('/shoppingcart', cartBody('add', [[a.idArticle, 1]]), { json: true });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.json.account.idUser, buyer.user.idUser);
+      const checkout = await thirdParty.put('/shoppingcart/checkout', undefined, { json: true });
+      assert.equal(checkout.status, 200, checkout.text);
+      assert.equal(checkout.json.order[0].buyer.idUser, buyer.user.idUser);
+      const listed = await thirdParty.get('/orders/buyer/bought', { json: true });
+      assert.equal(listed.json.order[0].idOrder, checkout.json.order[0].idOrder);
     });
 
     it('is not for widget apps', async () => {
