@@ -92,7 +92,9 @@ export async function checkoutInTx(tx: Executor, idBuyer: number, now: number): 
     const locked = await lockReservation(tx, listed.idReservation);
     if (!locked) continue;
     const [view] = await reservationViews(tx, [locked], address.country);
-    if (view!.lines.length > 0) reservations.push(view!);
+    // A seller who went on vacation while the add was in flight keeps their articles: the
+    // reservation stays in the cart until it expires.
+    if (view!.lines.length > 0 && !view!.seller.onVacation) reservations.push(view!);
   }
   if (reservations.length === 0)
     throw badRequest('Your shopping cart is empty: there is nothing to check out.');
