@@ -218,6 +218,27 @@ for (const dialect of DIALECTS) {
       assert.match(act.json.mkm_error_description, new RegExp(`merged into order ${first!.idOrder}`));
     });
 
+    it('does not merge when the seller changed the price of an article the unpaid order holds', async () => {
+      const buyer = await createTrader(server);
+      const a = await offer(server, seller.user, { count: 3, price: 200 });
+      const [first] = await buy(buyer.api, [[a.idArticle, 1]]);
+      await server.services.database.db
+        .updateTable('articles')
+        .set({ price: 260 })
+        .where('idArticle', '=', a.idArticle)
+        .execute();
+      const [second] = await buy(buyer.api, [[a.idArticle, 1]]);
+      const own = second as unknown as {
+        state: { wasMergedInto?: number };
+        article: Array<{ price: number }>;
+      };
+      assert.equal(own.state.wasMergedInto, undefined);
+      assert.equal(own.article[0]!.price, 2.6);
+      const kept = (await buyer.api.get(`/order/${first!.idOrder}`, { json: true })).json.order;
+      assert.equal(kept.article[0].price, 2);
+      assert.equal(kept.articleCount, 1);
+    });
+
     it('after payment a new checkout with the same seller is a new order', async () => {
       const buyer = await createTrader(server, { balanceCents: 10_000 });
       const a = await offer(server, seller.user, { count: 2, price: 300 });

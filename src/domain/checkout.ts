@@ -81,6 +81,16 @@ async function claimSurvivor(tx: Executor, idBuyer: number, idSeller: number): P
   throw preconditionFailed('An unpaid order with this seller keeps changing; try the checkout again.');
 }
 
+/**
+ * Whether the unpaid order already holds one of these articles at another price (the seller
+ * changed it since): an order has one line per article, so such a checkout is not merged and
+ * becomes an order of its own, each copy keeping the price it was bought at.
+ */
+async function priceConflict(tx: Executor, idOrder: number, r: ReservationView): Promise<boolean> {
+  const prices = new Map((await orderLineRows(tx, idOrder)).map((l) => [l.idArticle, l.price]));
+  return r.lines.some(({ view }) => prices.has(view.idArticle) && prices.get(view.idArticle) !== view.price);
+}
+
 /** Checks out the buyer's whole cart inside `tx`; returns the ids of the orders it created. */
 export async function checkoutInTx(tx: Executor, idBuyer: number, now: number): Promise<number[]> {
   await releaseExpired(tx, now, idBuyer);
@@ -113,7 +123,8 @@ export async function checkoutInTx(tx: Executor, idBuyer: number, now: number): 
     if (expected.join() !== got.join()) {
       throw preconditionFailed('Your shopping cart changed during the checkout; check it and try again.');
     }
-    const survivor = await claimSurvivor(tx, idBuyer, r.seller.idUser);
+    let survivor = await claimSurvivor(tx, idBuyer, r.seller.idUser);
+    if (survivor && (await priceConflict(tx, survivor.idOrder, r))) survivor = undefined;
     const shipping = r.shipping;
     if (!shipping) throw badRequest(`No shipping method can carry the articles of ${r.seller.username}.`);
     const order = await insertOrder(tx, {

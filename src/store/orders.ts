@@ -85,7 +85,10 @@ export async function insertOrderLines(db: Executor, lines: OrderArticle[]): Pro
   await db.insertInto('orderArticles').values(lines).execute();
 }
 
-/** Adds lines to an order, summing copies into a line of the same article at the same price. */
+/**
+ * Adds lines to an order, summing copies into the line of the same article (one line per article:
+ * the caller makes sure its price is the same).
+ */
 export async function mergeOrderLines(db: Executor, idOrder: number, lines: OrderArticle[]): Promise<void> {
   for (const line of lines) {
     const r = await db
@@ -93,7 +96,6 @@ export async function mergeOrderLines(db: Executor, idOrder: number, lines: Orde
       .set((eb) => ({ count: eb('count', '+', line.count) }))
       .where('idOrder', '=', idOrder)
       .where('idArticle', '=', line.idArticle)
-      .where('price', '=', line.price)
       .executeTakeFirst();
     if (r.numUpdatedRows === 0n) await insertOrderLines(db, [{ ...line, idOrder }]);
   }
@@ -147,7 +149,6 @@ export async function orderLineViews(db: Executor, idOrders: number[]): Promise<
     .where('l.idOrder', 'in', idOrders)
     .orderBy('l.idOrder')
     .orderBy('l.idArticle')
-    .orderBy('l.price')
     .execute();
   return rows.map((r) => ({
     idOrder: r.idOrder,

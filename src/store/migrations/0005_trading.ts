@@ -131,12 +131,13 @@ function method(
   };
 }
 
-/** The shared tables of `schema.ts` (reservations and orders), created only where missing. */
+/**
+ * The shared tables of `schema.ts` (reservations and orders), created only where missing, exactly
+ * as the corrected migration 0002 on main creates them; then the two order-list indexes are
+ * replaced by partial ones that hold only unmerged orders, which is all the lists read.
+ */
 async function sharedTables(db: Kysely<unknown>): Promise<void> {
-  const idColumn = (table: string, column: string) =>
-    withId(db, db.schema.createTable(table).ifNotExists(), column);
-
-  await idColumn('reservations', 'idReservation')
+  await withId(db, db.schema.createTable('reservations').ifNotExists(), 'idReservation')
     .addColumn('idBuyer', 'integer', (c) => c.notNull().references('users.idUser'))
     .addColumn('idSeller', 'integer', (c) => c.notNull().references('users.idUser'))
     .addColumn('idShippingMethod', 'integer')
@@ -151,18 +152,9 @@ async function sharedTables(db: Kysely<unknown>): Promise<void> {
     .columns(['expiresAt'])
     .execute();
   await db.schema
-    .createIndex('reservations_by_seller')
-    .ifNotExists()
-    .on('reservations')
-    .columns(['idSeller'])
-    .execute();
-
-  await db.schema
     .createTable('reservationArticles')
     .ifNotExists()
-    .addColumn('idReservation', 'integer', (c) =>
-      c.notNull().references('reservations.idReservation').onDelete('cascade'),
-    )
+    .addColumn('idReservation', 'integer', (c) => c.notNull().references('reservations.idReservation'))
     .addColumn('idArticle', 'integer', (c) => c.notNull().references('articles.idArticle'))
     .addColumn('count', 'integer', (c) => c.notNull().check(sql`"count" > 0`))
     .addPrimaryKeyConstraint('reservationArticles_pk', ['idReservation', 'idArticle'])
@@ -174,12 +166,10 @@ async function sharedTables(db: Kysely<unknown>): Promise<void> {
     .columns(['idArticle'])
     .execute();
 
-  await idColumn('orders', 'idOrder')
+  await withId(db, db.schema.createTable('orders').ifNotExists(), 'idOrder')
     .addColumn('idBuyer', 'integer', (c) => c.notNull().references('users.idUser'))
     .addColumn('idSeller', 'integer', (c) => c.notNull().references('users.idUser'))
-    .addColumn('state', 'text', (c) =>
-      c.notNull().check(sql`"state" in ('bought', 'paid', 'sent', 'received', 'lost', 'cancelled')`),
-    )
+    .addColumn('state', 'text', (c) => c.notNull())
     .addColumn('dateBought', 'bigint', (c) => c.notNull())
     .addColumn('datePaid', 'bigint')
     .addColumn('dateSent', 'bigint')
@@ -189,37 +179,24 @@ async function sharedTables(db: Kysely<unknown>): Promise<void> {
     .addColumn('lastStateChange', 'bigint', (c) => c.notNull())
     .addColumn('wasMergedInto', 'integer')
     .addColumn('idShippingMethod', 'integer')
-    .addColumn('shippingMethodName', 'text', (c) => c.notNull())
-    .addColumn('shippingPrice', 'bigint', (c) => c.notNull())
-    .addColumn('isLetter', 'integer', (c) => c.notNull())
-    .addColumn('isInsured', 'integer', (c) => c.notNull())
+    .addColumn('shippingMethodName', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('shippingPrice', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('isLetter', 'integer', (c) => c.notNull().defaultTo(1))
+    .addColumn('isInsured', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('trackingNumber', 'text')
-    .addColumn('shippingName', 'text', (c) => c.notNull())
+    .addColumn('shippingName', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('shippingExtra', 'text')
-    .addColumn('shippingStreet', 'text', (c) => c.notNull())
-    .addColumn('shippingZip', 'text', (c) => c.notNull())
-    .addColumn('shippingCity', 'text', (c) => c.notNull())
-    .addColumn('shippingCountry', 'text', (c) => c.notNull())
-    .addColumn('articleCount', 'integer', (c) => c.notNull())
-    .addColumn('articleValue', 'bigint', (c) => c.notNull())
-    .addColumn('totalValue', 'bigint', (c) => c.notNull())
+    .addColumn('shippingStreet', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('shippingZip', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('shippingCity', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('shippingCountry', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('articleCount', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('articleValue', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('totalValue', 'bigint', (c) => c.notNull().defaultTo(0))
     .addColumn('cancellationRequestBuyer', 'text')
     .addColumn('cancellationRequestSeller', 'text')
     .addColumn('relistOnCancel', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('note', 'text', (c) => c.notNull().defaultTo(''))
-    .execute();
-  // A user's orders of one state in id order, as seller and as buyer: the order lists page by these.
-  await db.schema
-    .createIndex('orders_by_seller_state')
-    .ifNotExists()
-    .on('orders')
-    .columns(['idSeller', 'state', 'idOrder'])
-    .execute();
-  await db.schema
-    .createIndex('orders_by_buyer_state')
-    .ifNotExists()
-    .on('orders')
-    .columns(['idBuyer', 'state', 'idOrder'])
     .execute();
 
   await db.schema
@@ -230,23 +207,47 @@ async function sharedTables(db: Kysely<unknown>): Promise<void> {
     .addColumn('idArticle', 'integer', (c) => c.notNull())
     .addColumn('idProduct', 'integer', (c) => c.notNull().references('products.idProduct'))
     .addColumn('idLanguage', 'integer', (c) => c.notNull())
-    .addColumn('comments', 'text', (c) => c.notNull())
+    .addColumn('comments', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('price', 'bigint', (c) => c.notNull())
     .addColumn('condition', 'text')
-    .addColumn('isFoil', 'integer', (c) => c.notNull())
-    .addColumn('isSigned', 'integer', (c) => c.notNull())
-    .addColumn('isAltered', 'integer', (c) => c.notNull())
-    .addColumn('isPlayset', 'integer', (c) => c.notNull())
-    .addColumn('isFirstEd', 'integer', (c) => c.notNull())
-    .addColumn('isReverseHolo', 'integer', (c) => c.notNull())
+    .addColumn('isFoil', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('isSigned', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('isAltered', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('isPlayset', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('isFirstEd', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('isReverseHolo', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('count', 'integer', (c) => c.notNull().check(sql`"count" > 0`))
+    .addPrimaryKeyConstraint('orderArticles_pk', ['idOrder', 'idArticle'])
     .execute();
   await db.schema
-    .createIndex('order_articles_by_order')
+    .createIndex('order_articles_by_product')
     .ifNotExists()
     .on('orderArticles')
-    .columns(['idOrder', 'idArticle'])
+    .columns(['idProduct'])
     .execute();
+
+  // A seller's reservations (going on vacation releases them).
+  await db.schema
+    .createIndex('reservations_by_seller')
+    .ifNotExists()
+    .on('reservations')
+    .columns(['idSeller'])
+    .execute();
+
+  // A user's orders of one state in id order, as seller and as buyer, unmerged ones only: a list
+  // page's ids come from the index alone, however deep the page.
+  for (const [name, party] of [
+    ['orders_by_seller_state', 'idSeller'],
+    ['orders_by_buyer_state', 'idBuyer'],
+  ] as const) {
+    await db.schema.dropIndex(name).ifExists().execute();
+    await db.schema
+      .createIndex(name)
+      .on('orders')
+      .columns([party, 'state', 'idOrder'])
+      .where(sql.ref('wasMergedInto'), 'is', null)
+      .execute();
+  }
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
@@ -258,6 +259,13 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     'shippingMethods',
   ]) {
     await db.schema.dropTable(t).execute();
+  }
+  for (const [name, party] of [
+    ['orders_by_seller_state', 'idSeller'],
+    ['orders_by_buyer_state', 'idBuyer'],
+  ] as const) {
+    await db.schema.dropIndex(name).execute();
+    await db.schema.createIndex(name).on('orders').columns([party, 'state', 'idOrder']).execute();
   }
   for (const c of [
     'cancellationRequestSellerDate',
