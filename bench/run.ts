@@ -125,6 +125,9 @@ async function load(
         '--timeout',
         '10s',
         `-d${duration}s`,
+        // wrk's default of 2 s would count a slow scenario's queued requests as socket errors.
+        '--timeout',
+        '10s',
         '-s',
         'bench/wrk.lua',
         `http://127.0.0.1:${port}`,
@@ -242,6 +245,11 @@ async function runScenario(scenario: Scenario, index: number): Promise<void> {
       ),
     );
 
+    if (scenario.sequential) {
+      await runSequential(scenario, state, port, body.length);
+      return;
+    }
+
     let oursRps = (await load(port, scenario, state, warmup, scenario.expectedRps ?? 20_000)).rps;
     let bareRps = (await load(port + 1, scenario, state, warmup, 40_000, true)).rps;
 
@@ -274,6 +282,61 @@ async function runScenario(scenario: Scenario, index: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 300));
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * One-shot writes (a checkout empties the cart it checks out, so a request cannot be replayed):
+ * each round sends `requests` requests one after the other to cardbazaar, each with a fresh
+ * `request(state, i)`, then as many to the baseline, and compares requests per second. One
+ * connection, no load generator: this is the cost of one request against the bare server's.
+ */
+async function runSequential(scenario: Scenario, state: unknown, port: number, bytes: number): Promise<void> {
+  const perRound = scenario.sequential!.requests;
+  let next = 0;
+  const round = async (target: number, count: number, index: () => number): Promise<number> => {
+    const started = performance.now();
+    for (let k = 0; k < count; k++) {
+      const r = scenario.request(state, index());
+      const url = `http://127.0.0.1:${target}/ws/v2.0${r.path}`;
+      const res = await fetch(url, {
+        method: r.method,
+        headers: {
+          authorization: authorizationHeader(r.method, url, r.credentials),
+          ...(r.body ? { 'content-type': 'application/xml' } : {}),
+        },
+        body: r.body,
+        redirect: 'manual',
+      });
+      const text = await res.text();
+      if (target === port && res.status !== scenario.expectStatus) {
+        throw new Error(
+          `${scenario.name}: expected ${scenario.expectStatus}, got ${res.status}: ${text.slice(0, 300)}`,
+        );
+      }
+    }
+    return count / ((performance.now() - started) / 1000);
+  };
+  const fresh = () => next++;
+  const sample = () => -1;
+  await round(port, Math.min(perRound, 3), fresh);
+  await round(port + 1, perRound, sample);
+  const ratios: number[] = [];
+  console.log(`\n## ${scenario.name} — ${scenario.description}`);
+  console.log(
+    `   ${rounds} rounds × ${perRound} sequential requests, one connection, response ${bytes} bytes`,
+  );
+  for (let r = 1; r <= rounds; r++) {
+    const ours = await round(port, perRound, fresh);
+    const bare = await round(port + 1, perRound, sample);
+    const ratio = ours / bare;
+    ratios.push(ratio);
+    console.log(
+      `   round ${r}: cardbazaar ${ours.toFixed(1)} req/s (${(1000 / ours).toFixed(2)} ms each), node:http ${bare.toFixed(0)} req/s, ratio ${ratio.toFixed(4)}`,
+    );
+  }
+  console.log(
+    `   RESULT ${scenario.name}: median ratio ${median(ratios).toFixed(4)} (range ${Math.min(...ratios).toFixed(4)}–${Math.max(...ratios).toFixed(4)})`,
+  );
 }
 
 const selected = scenarios.filter((s) => !opts.only || s.name.includes(opts.only));

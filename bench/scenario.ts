@@ -31,4 +31,10 @@ export interface Scenario<T = unknown> {
    * pre-signed request files of wrk would run to gigabytes.
    */
   expectedRps?: number;
+  /**
+   * For one-shot writes that cannot be replayed: measured as this many sequential requests per
+   * round instead of a timed load, and `request(state, i)` gets a new `i` for every request of the
+   * run (from 0; -1 for the harness's sample request).
+   */
+  sequential?: { requests: number };
 }

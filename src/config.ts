@@ -1,4 +1,5 @@
 import { REQUEST_GROUP_NAMES } from './limits/groups.js';
+import { parseDuration } from './clock.js';
 
 /**
  * Every configuration value, spelled once: its environment variable, its command-line flag,
@@ -33,6 +34,10 @@ export interface Config {
   limitsLockTtlSeconds: number;
   limitsRedisPrefix: string;
   messagesEnabled: boolean;
+  /** How long cart reservations hold their copies (trading). */
+  reservationExpiryMs: number;
+  /** How long after an order's last state change `cancel` becomes possible (trading). */
+  cancelWaitingPeriodMs: number;
 }
 
 interface Setting<K extends keyof Config> {
@@ -94,6 +99,19 @@ function groupList(raw: string): string[] {
 
 /** Request counts: up to a trillion, so a benchmark can raise a limit out of its way. */
 const count = int(1, 1e12);
+
+function duration(min: number) {
+  return (raw: string): number => {
+    let ms: number;
+    try {
+      ms = parseDuration(raw);
+    } catch (err) {
+      throw new ConfigError((err as Error).message);
+    }
+    if (ms < min) throw new ConfigError(`expected at least ${min / 1000} s, got "${raw}"`);
+    return ms;
+  };
+}
 
 function setting<K extends keyof Config>(s: Setting<K>): Setting<K> {
   return s;
@@ -310,6 +328,24 @@ export const SETTINGS = [
       '`false` shuts the message requests down: every `/account/messages…` request answers 404 saying so, while the rest of the API works.',
     default: 'true',
     parse: bool,
+  }),
+  setting({
+    key: 'reservationExpiryMs',
+    env: 'RESERVATION_EXPIRY',
+    flag: '--reservation-expiry',
+    description:
+      'How long articles added to a shopping cart stay reserved (e.g. 1h, 30m, 2d); each change to the reservation starts the time anew. Expired reservations release their copies.',
+    default: '1h',
+    parse: duration(1000),
+  }),
+  setting({
+    key: 'cancelWaitingPeriodMs',
+    env: 'CANCEL_WAIT_PERIOD',
+    flag: '--cancel-wait-period',
+    description:
+      'How long after its last state change an order may be cancelled with `cancel` (the seller of an unpaid order, the buyer of a paid one), e.g. 7d.',
+    default: '7d',
+    parse: duration(0),
   }),
 ] as const;
 

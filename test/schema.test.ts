@@ -30,6 +30,11 @@ const DECLARED = [
   'wants',
   'exports',
   'exportChunks',
+  'shippingMethods',
+  'cartShippingAddresses',
+  'orderEvaluations',
+  'orderCounts',
+  'sellerStats',
 ];
 
 for (const dialect of DIALECTS) {

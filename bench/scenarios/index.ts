@@ -2,6 +2,8 @@ import type { Scenario } from '../scenario.js';
 import { accountNoLimitsScenario, accountScenario } from './account.js';
 import { messageThreadScenario } from './messages.js';
 import { stockPostScenario, stockPutScenario } from './stock.js';
+import { checkoutScenario } from './checkout.js';
+import { orders1mScenario, orders10kScenario } from './orders.js';
 
 /** Every benchmark scenario, in the order `npm run bench` runs them. */
 export const scenarios: Scenario<never>[] = [
@@ -10,4 +12,7 @@ export const scenarios: Scenario<never>[] = [
   messageThreadScenario as Scenario<never>,
   stockPutScenario as Scenario<never>,
   stockPostScenario as Scenario<never>,
+  orders10kScenario as Scenario<never>,
+  orders1mScenario as Scenario<never>,
+  checkoutScenario as Scenario<never>,
 ];

@@ -4,6 +4,7 @@ import { registerClockCommands } from './clock.js';
 import { addSettingOptions } from './context.js';
 import { registerCouponCommands } from './coupons.js';
 import { registerLimitsCommands } from './limits.js';
+import { registerOrderCommands } from './orders.js';
 import { registerRequestCommand } from './request.js';
 import { registerServeCommands } from './serve.js';
 import { registerUserCommands } from './users.js';
@@ -19,6 +20,7 @@ export function buildCli(): Command {
   registerAppCommands(program);
   registerCouponCommands(program);
   registerClockCommands(program);
+  registerOrderCommands(program);
   registerRequestCommand(program);
   registerLimitsCommands(program);
   return program;

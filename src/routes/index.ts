@@ -6,6 +6,8 @@ import { messageRoutes } from './messages.js';
 import { wantslistRoutes } from './wantslists.js';
 import { exportRoutes } from './exports.js';
 import { stockRoutes } from './stock.js';
+import { orderRoutes } from './orders.js';
+import { shoppingCartRoutes } from './shopping-cart.js';
 
 /** Every resource group of the API; each module adds its routes to the one router. */
 export function registerRoutes(router: Router, services: Services): void {
@@ -15,4 +17,6 @@ export function registerRoutes(router: Router, services: Services): void {
   wantslistRoutes(router, services);
   stockRoutes(router, services);
   exportRoutes(router, services);
+  shoppingCartRoutes(router, services);
+  orderRoutes(router, services);
 }

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { Executor } from './db.js';
 import { prepared } from './prepared.js';
+import { unpaidAmount } from './orders.js';
+import { articlesInShoppingCart } from './reservations.js';
 
 /**
  * The account's numbers that live in other features' tables. Each feature adds its query here as
@@ -28,5 +30,9 @@ const unreadMessageCount = prepared(
 
 export async function accountCounters(db: Executor, idUser: number): Promise<AccountCounters> {
   const unread = await unreadMessageCount(db, idUser);
-  return { articlesInShoppingCart: 0, unreadMessages: Number(unread[0]?.n ?? 0), unpaidAmount: 0 };
+  return {
+    articlesInShoppingCart: await articlesInShoppingCart(db, idUser),
+    unreadMessages: Number(unread[0]?.n ?? 0),
+    unpaidAmount: await unpaidAmount(db, idUser),
+  };
 }

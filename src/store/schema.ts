@@ -251,6 +251,16 @@ export interface OrdersTable {
   cancellationRequestSeller: string | null;
   relistOnCancel: number;
   note: string;
+  // Added by migration 0005 (trading):
+  /** Bumped by every change: a transition applies only to the revision it was decided on. */
+  revision: number;
+  /** Cents taken from each balance when the order was paid, held until reception or refund. */
+  paidFromMoney: number;
+  paidFromBonus: number;
+  /** The reason an order was cancelled with (`state.reason`). */
+  cancellationReason: string | null;
+  cancellationRequestBuyerDate: number | null;
+  cancellationRequestSellerDate: number | null;
 }
 
 /** An order line, frozen at checkout. */
@@ -358,6 +368,62 @@ export interface ExportChunksTable {
   data: Buffer;
 }
 
+/** A shipping method of the demo table (migration 0005), priced by zone; cents. */
+export interface ShippingMethodsTable {
+  idShippingMethod: number;
+  name: string;
+  isLetter: number;
+  isInsured: number;
+  /** Most articles the method carries; null: any number. */
+  maxArticles: number | null;
+  /** Highest article value (cents) the method may carry; null: any value. */
+  maxArticleValue: number | null;
+  priceDomestic: number;
+  priceEurope: number;
+  priceWorld: number;
+}
+
+/** The address a buyer's next checkout ships to (`PUT /shoppingcart/shippingaddress`). */
+export interface CartShippingAddressesTable {
+  idUser: number;
+  name: string;
+  extra: string | null;
+  street: string;
+  zip: string;
+  city: string;
+  country: string;
+}
+
+export interface OrderEvaluationsTable {
+  idOrder: number;
+  idSeller: number;
+  evaluationGrade: number;
+  itemDescription: number;
+  packaging: number;
+  speed: number;
+  comment: string;
+  /** JSON array of complaint codes. */
+  complaints: string;
+  createdAt: number;
+}
+
+/** Orders per user, role (1 seller, 2 buyer) and state, kept by the transitions. */
+export interface OrderCountsTable {
+  idUser: number;
+  actor: number;
+  state: OrderState;
+  count: number;
+}
+
+/** Running sums behind a seller's avgShippingTime and reputation. */
+export interface SellerStatsTable {
+  idUser: number;
+  shippedOrders: number;
+  shippingTimeTotalMs: number;
+  ratedEvaluations: number;
+  evaluationGradeTotal: number;
+}
+
 export interface DB {
   users: UsersTable;
   apps: AppsTable;
@@ -382,6 +448,11 @@ export interface DB {
   wants: WantsTable;
   exports: ExportsTable;
   exportChunks: ExportChunksTable;
+  shippingMethods: ShippingMethodsTable;
+  cartShippingAddresses: CartShippingAddressesTable;
+  orderEvaluations: OrderEvaluationsTable;
+  orderCounts: OrderCountsTable;
+  sellerStats: SellerStatsTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -400,3 +471,6 @@ export type Message = Selectable<MessagesTable>;
 export type Wantslist = Selectable<WantslistsTable>;
 export type Want = Selectable<WantsTable>;
 export type Export = Selectable<ExportsTable>;
+export type NewOrder = Insertable<OrdersTable>;
+export type ShippingMethod = Selectable<ShippingMethodsTable>;
+export type OrderEvaluation = Selectable<OrderEvaluationsTable>;

@@ -3,6 +3,7 @@ import * as m0001 from './0001_foundation.js';
 import * as m0002 from './0002_catalog_core.js';
 import * as m0004 from './0004_stock.js';
 import * as m0006 from './0006_messages_wants.js';
+import * as m0005 from './0005_trading.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from a folder so the same list works
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0002_catalog_core': m0002,
   '0004_stock': m0004,
   '0006_messages_wants': m0006,
+  '0005_trading': m0005,
 };

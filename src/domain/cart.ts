@@ -1,0 +1,398 @@
+import { badRequest, notFound } from '../errors.js';
+import type { Executor } from '../store/db.js';
+import { appendEvent } from '../store/events.js';
+import { usersByIds } from '../store/orders.js';
+import {
+  addReservedCopies,
+  buyerReservationHolding,
+  buyerReservations,
+  cartShippingAddress,
+  claimReservationLines,
+  deleteReservation,
+  expiredReservations,
+  expiredReservationsHolding,
+  findReservation,
+  lockReservation,
+  openReservation,
+  type PostalAddress,
+  putCartShippingAddress,
+  type ReservationLine,
+  removeReservedCopies,
+  reservationHoldsAny,
+  reservationLines,
+  returnToStock,
+  sellerReservations,
+  setReservationShippingMethod,
+  takeFromStock,
+  touchReservation,
+} from '../store/reservations.js';
+import type { Reservation, User } from '../store/schema.js';
+import { shippingMethods } from '../store/shipping.js';
+import { findUserById } from '../store/users.js';
+import { type AccountView, loadAccount } from './account.js';
+import type { DomainContext } from './context.js';
+import { EVENTS } from './events.js';
+import { availableMethods, effectiveMethod, type PricedMethod, shippingZone } from './shipping.js';
+import { MAX_CART_ARTICLES, type TradingContext } from './trading.js';
+
+/**
+ * The shopping cart (spec §2.3, §4.2; reference §1.5, §2.16): one reservation per seller, holding
+ * copies that have left the seller's available count until checkout, removal or expiry.
+ */
+
+export interface ReservationView {
+  reservation: Reservation;
+  seller: User;
+  lines: ReservationLine[];
+  articleCount: number;
+  /** Cents, at the articles' current prices. */
+  articleValue: number;
+  /** The method the shipment would go by; undefined only if no method carries it. */
+  shipping: PricedMethod | undefined;
+  totalValue: number;
+}
+
+export interface CartView {
+  account: AccountView;
+  shippingAddress: PostalAddress;
+  reservations: ReservationView[];
+}
+
+export interface CartItem {
+  idArticle: number;
+  count: number;
+}
+
+export interface CartItemFailure extends CartItem {
+  error: string;
+}
+
+export function homeAddress(user: User): PostalAddress {
+  return {
+    name: user.addressName,
+    extra: user.addressExtra,
+    street: user.street,
+    zip: user.zip,
+    city: user.city,
+    country: user.country,
+  };
+}
+
+export async function shippingAddressOf(db: Executor, buyer: User): Promise<PostalAddress> {
+  return (await cartShippingAddress(db, buyer.idUser)) ?? homeAddress(buyer);
+}
+
+/** Prices reservations: article count and value, the shipping method and the total. */
+export async function reservationViews(
+  db: Executor,
+  reservations: Reservation[],
+  destinationCountry: string,
+): Promise<ReservationView[]> {
+  if (reservations.length === 0) return [];
+  const [lines, sellers, methods] = await Promise.all([
+    reservationLines(
+      db,
+      reservations.map((r) => r.idReservation),
+    ),
+    usersByIds(
+      db,
+      reservations.map((r) => r.idSeller),
+    ),
+    shippingMethods(db),
+  ]);
+  return reservations.map((reservation) => {
+    const own = lines.filter((l) => l.idReservation === reservation.idReservation);
+    const seller = sellers.get(reservation.idSeller)!;
+    const articleCount = own.reduce((n, l) => n + l.reserved, 0);
+    const articleValue = own.reduce((n, l) => n + l.reserved * l.view.price, 0);
+    const zone = shippingZone(seller.country, destinationCountry);
+    const shipping = effectiveMethod(methods, reservation.idShippingMethod, zone, articleCount, articleValue);
+    return {
+      reservation,
+      seller,
+      lines: own,
+      articleCount,
+      articleValue,
+      shipping,
+      totalValue: articleValue + (shipping?.price ?? 0),
+    };
+  });
+}
+
+export async function loadCart(db: Executor, idBuyer: number): Promise<CartView> {
+  const account = await loadAccount(db, idBuyer);
+  const shippingAddress = await shippingAddressOf(db, account.user);
+  const reservations = await reservationViews(
+    db,
+    await buyerReservations(db, idBuyer),
+    shippingAddress.country,
+  );
+  return { account, shippingAddress, reservations };
+}
+
+/**
+ * Releases a reservation: its copies go back to the articles' available counts. An article that
+ * was sold out and becomes available again raises `articleListed` (wants-list alerts). With
+ * `onlyIfExpired`, a reservation renewed meanwhile (by a concurrent add) is left alone. Returns
+ * whether it was released.
+ */
+export async function releaseReservation(
+  db: Executor,
+  reservation: Reservation,
+  now: number,
+  onlyIfExpired = false,
+): Promise<boolean> {
+  const locked = await lockReservation(db, reservation.idReservation, onlyIfExpired ? now : undefined);
+  if (!locked) return false;
+  for (const line of await claimReservationLines(db, reservation.idReservation)) {
+    const count = await returnToStock(db, line.idArticle, line.count);
+    if (count === line.count) await appendEvent(db, EVENTS.articleListed, { idArticle: line.idArticle }, now);
+  }
+  await deleteReservation(db, reservation.idReservation);
+  return true;
+}
+
+/** Releases expired reservations (one buyer's, or everyone's); returns how many. */
+export async function releaseExpired(db: Executor, now: number, idBuyer?: number): Promise<number> {
+  let released = 0;
+  for (const r of await expiredReservations(db, now, { idBuyer })) {
+    if (await releaseReservation(db, r, now, true)) released++;
+  }
+  return released;
+}
+
+/** The background sweep: expired reservations of everyone, in batches of their own transactions. */
+export async function sweepExpiredReservations(ctx: DomainContext): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const [found, released] = await ctx.database.transaction(async (tx) => {
+      const now = ctx.clock.now();
+      const expired = await expiredReservations(tx, now, { limit: 100 });
+      let n = 0;
+      for (const r of expired) if (await releaseReservation(tx, r, now, true)) n++;
+      return [expired.length, n];
+    });
+    total += released;
+    if (found < 100) return total;
+  }
+}
+
+/** Releases every reservation holding a seller's articles (the seller went on vacation). */
+export async function releaseSellerReservations(db: Executor, idSeller: number, now: number): Promise<void> {
+  for (const r of await sellerReservations(db, idSeller)) await releaseReservation(db, r, now);
+}
+
+export async function getCart(ctx: DomainContext, idBuyer: number): Promise<CartView> {
+  return ctx.database.transaction(async (tx) => {
+    await releaseExpired(tx, ctx.clock.now(), idBuyer);
+    return loadCart(tx, idBuyer);
+  });
+}
+
+function checkItems(items: CartItem[]): void {
+  if (items.length === 0)
+    throw badRequest('Name at least one <article> with <idArticle> and <count>.', { field: 'article' });
+  if (items.length > MAX_CART_ARTICLES) {
+    throw badRequest(
+      `At most ${MAX_CART_ARTICLES} articles per request (got ${items.length}); nothing was changed.`,
+      {
+        field: 'article',
+      },
+    );
+  }
+}
+
+async function addOne(ctx: TradingContext, tx: Executor, idBuyer: number, item: CartItem, now: number) {
+  const article = await tx
+    .selectFrom('articles')
+    .select(['idArticle', 'idUser', 'count'])
+    .where('idArticle', '=', item.idArticle)
+    .executeTakeFirst();
+  if (!article) return `Article ${item.idArticle} does not exist or is no longer offered.`;
+  if (article.idUser === idBuyer) return `Article ${item.idArticle} is your own: you cannot buy it.`;
+  const seller = await findUserById(tx, article.idUser);
+  if (!seller || seller.onVacation) return `The seller of article ${item.idArticle} is on vacation.`;
+  // The reservation first (its row lock orders this add with a release or checkout of it), then
+  // the copies.
+  const reservation = await openReservation(
+    tx,
+    idBuyer,
+    seller.idUser,
+    now,
+    now + ctx.config.reservationExpiryMs,
+  );
+  let taken = await takeFromStock(tx, item.idArticle, item.count);
+  if (!taken) {
+    // Copies held by reservations that have expired but not been swept yet are available.
+    let released = false;
+    for (const r of await expiredReservationsHolding(tx, item.idArticle, now)) {
+      if (await releaseReservation(tx, r, now, true)) released = true;
+    }
+    if (released) taken = await takeFromStock(tx, item.idArticle, item.count);
+  }
+  if (!taken) {
+    if (!(await reservationHoldsAny(tx, reservation.idReservation))) {
+      await deleteReservation(tx, reservation.idReservation);
+    }
+    const left = await tx
+      .selectFrom('articles')
+      .select('count')
+      .where('idArticle', '=', item.idArticle)
+      .executeTakeFirst();
+    const available = left?.count ?? 0;
+    return `Only ${available} ${available === 1 ? 'copy' : 'copies'} of article ${item.idArticle} available; ${item.count} requested.`;
+  }
+  await addReservedCopies(tx, reservation.idReservation, item.idArticle, item.count);
+  return undefined;
+}
+
+async function removeOne(ctx: TradingContext, tx: Executor, idBuyer: number, item: CartItem, now: number) {
+  const holding = await buyerReservationHolding(tx, idBuyer, item.idArticle);
+  // Renewing the expiry locks the reservation before its lines change.
+  const reservation =
+    holding && (await touchReservation(tx, holding.idReservation, now + ctx.config.reservationExpiryMs));
+  const reserved = reservation && (await buyerReservationHolding(tx, idBuyer, item.idArticle));
+  if (!reservation || !reserved) return `Article ${item.idArticle} is not in your shopping cart.`;
+  if (!(await removeReservedCopies(tx, reservation.idReservation, item.idArticle, item.count))) {
+    return `Only ${reserved.reserved} ${reserved.reserved === 1 ? 'copy' : 'copies'} of article ${item.idArticle} in your shopping cart; ${item.count} to remove.`;
+  }
+  const count = await returnToStock(tx, item.idArticle, item.count);
+  if (count === item.count) await appendEvent(tx, EVENTS.articleListed, { idArticle: item.idArticle }, now);
+  if (!(await reservationHoldsAny(tx, reservation.idReservation))) {
+    await deleteReservation(tx, reservation.idReservation);
+  }
+  return undefined;
+}
+
+/**
+ * `PUT /shoppingcart`: adds or removes (one action per request) up to 100 articles, in one
+ * transaction. An article that cannot be added or removed is reported with the reason; the others
+ * still are.
+ */
+export async function changeCart(
+  ctx: TradingContext,
+  idBuyer: number,
+  action: 'add' | 'remove',
+  items: CartItem[],
+): Promise<{ cart: CartView; failed: CartItemFailure[] }> {
+  checkItems(items);
+  return ctx.database.transaction(async (tx) => {
+    const failed = await changeCartInTx(ctx, tx, idBuyer, action, items, ctx.clock.now());
+    return { cart: await loadCart(tx, idBuyer), failed };
+  });
+}
+
+/** The work of `changeCart` inside a transaction the caller holds; returns the refusals. */
+export async function changeCartInTx(
+  ctx: TradingContext,
+  tx: Executor,
+  idBuyer: number,
+  action: 'add' | 'remove',
+  items: CartItem[],
+  now: number,
+): Promise<CartItemFailure[]> {
+  await releaseExpired(tx, now, idBuyer);
+  const failed: CartItemFailure[] = [];
+  for (const item of items) {
+    const error =
+      action === 'add'
+        ? await addOne(ctx, tx, idBuyer, item, now)
+        : await removeOne(ctx, tx, idBuyer, item, now);
+    if (error) failed.push({ ...item, error });
+  }
+  return failed;
+}
+
+/** `DELETE /shoppingcart`: every reservation released. */
+export async function emptyCart(ctx: DomainContext, idBuyer: number): Promise<CartView> {
+  return ctx.database.transaction(async (tx) => {
+    const now = ctx.clock.now();
+    for (const r of await buyerReservations(tx, idBuyer)) await releaseReservation(tx, r, now);
+    return loadCart(tx, idBuyer);
+  });
+}
+
+export async function setCartShippingAddress(
+  ctx: DomainContext,
+  idBuyer: number,
+  address: PostalAddress,
+): Promise<CartView> {
+  return ctx.database.transaction(async (tx) => {
+    await releaseExpired(tx, ctx.clock.now(), idBuyer);
+    await putCartShippingAddress(tx, idBuyer, address);
+    return loadCart(tx, idBuyer);
+  });
+}
+
+/** The caller's live reservation, or 404 (another buyer's reservation is not theirs to see). */
+async function ownReservation(tx: Executor, idBuyer: number, idReservation: number): Promise<Reservation> {
+  const reservation = await findReservation(tx, idReservation);
+  if (!reservation || reservation.idBuyer !== idBuyer) {
+    throw notFound(`There is no reservation ${idReservation} in your shopping cart.`);
+  }
+  return reservation;
+}
+
+async function methodsFor(tx: Executor, idBuyer: number, reservation: Reservation): Promise<PricedMethod[]> {
+  const buyer = await findUserById(tx, idBuyer);
+  const address = await shippingAddressOf(tx, buyer!);
+  const [view] = await reservationViews(tx, [reservation], address.country);
+  const zone = shippingZone(view!.seller.country, address.country);
+  return availableMethods(await shippingMethods(tx), zone, view!.articleCount, view!.articleValue);
+}
+
+/** `GET /shoppingcart/shippingmethod/:idReservation`: the methods that can carry it, cheapest first. */
+export async function reservationShippingMethods(
+  ctx: DomainContext,
+  idBuyer: number,
+  idReservation: number,
+): Promise<PricedMethod[]> {
+  return ctx.database.transaction(async (tx) => {
+    await releaseExpired(tx, ctx.clock.now(), idBuyer);
+    return methodsFor(tx, idBuyer, await ownReservation(tx, idBuyer, idReservation));
+  });
+}
+
+/** `PUT /shoppingcart/shippingmethod/:idReservation`: a method that can carry the reservation. */
+export async function setReservationMethod(
+  ctx: DomainContext,
+  idBuyer: number,
+  idReservation: number,
+  idShippingMethod: number,
+): Promise<CartView> {
+  return ctx.database.transaction(async (tx) => {
+    await releaseExpired(tx, ctx.clock.now(), idBuyer);
+    const available = await methodsFor(tx, idBuyer, await ownReservation(tx, idBuyer, idReservation));
+    if (!available.some((m) => m.method.idShippingMethod === idShippingMethod)) {
+      throw badRequest(
+        `Shipping method ${idShippingMethod} is not available for reservation ${idReservation}; available: ${available
+          .map((m) => m.method.idShippingMethod)
+          .join(', ')}.`,
+        { field: 'idShippingMethod' },
+      );
+    }
+    await setReservationShippingMethod(tx, idReservation, idShippingMethod);
+    return loadCart(tx, idBuyer);
+  });
+}
+
+/**
+ * Releases expired reservations every few seconds, so copies of abandoned carts return to the
+ * marketplace even if their buyer never comes back (a buyer's own cart, and an add that finds too
+ * few copies, release expired reservations at once). Returns the function that stops it.
+ */
+export function startReservationSweeper(ctx: DomainContext, intervalMs = 5000): () => Promise<void> {
+  let running: Promise<unknown> | undefined;
+  const timer = setInterval(() => {
+    running ??= sweepExpiredReservations(ctx)
+      .catch(() => {})
+      .finally(() => {
+        running = undefined;
+      });
+  }, intervalMs);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}

@@ -1,0 +1,97 @@
+import { badRequest, preconditionFailed } from '../errors.js';
+import { insertEvaluation } from '../store/orders.js';
+import type { DomainContext } from './context.js';
+import { loadOrderView, type OrderView, partyOrder } from './order-views.js';
+import { recordEvaluation } from './seller-stats.js';
+
+/** Evaluation grades (reference §2.12): 1 very good, 2 good, 3 neutral, 4 bad, 10 not applicable. */
+export const GRADES = [1, 2, 3, 4, 10] as const;
+
+/** Complaint codes of the current documentation, and two older ones still seen. */
+export const COMPLAINTS = [
+  'badCommunication',
+  'incompleteShipment',
+  'refusedCancel',
+  'shipDamage',
+  'unorderedShipment',
+  'wrongEd',
+  'wrongLang',
+  'wrongGrading',
+  'refundIssued',
+  'notFoil',
+  'rudeSeller',
+] as const;
+
+export interface EvaluationInput {
+  evaluationGrade: number;
+  itemDescription: number;
+  packaging: number;
+  /** Optional on input; stored as 10 (not applicable) when absent. */
+  speed: number | undefined;
+  comment: string;
+  complaint: string[];
+}
+
+export function checkGrade(value: number, field: string): number {
+  if (!(GRADES as readonly number[]).includes(value)) {
+    throw badRequest(`"${field}" must be 1 (very good), 2 (good), 3 (neutral), 4 (bad) or 10 (n/a).`, {
+      field,
+    });
+  }
+  return value;
+}
+
+function checkEvaluation(e: EvaluationInput): void {
+  checkGrade(e.evaluationGrade, 'evaluationGrade');
+  checkGrade(e.itemDescription, 'itemDescription');
+  checkGrade(e.packaging, 'packaging');
+  if (e.speed !== undefined) checkGrade(e.speed, 'speed');
+  for (const c of e.complaint) {
+    if (!(COMPLAINTS as readonly string[]).includes(c)) {
+      throw badRequest(`Unknown complaint "${c}": use one of ${COMPLAINTS.join(', ')}.`, {
+        field: 'complaint',
+      });
+    }
+  }
+  const grades = [
+    e.evaluationGrade,
+    e.itemDescription,
+    e.packaging,
+    ...(e.speed === undefined ? [] : [e.speed]),
+  ];
+  if (e.comment.trim() === '' && grades.some((g) => g !== 1)) {
+    throw badRequest('A comment is required unless every grade is 1 (very good).', { field: 'comment' });
+  }
+}
+
+/** `POST /order/:idOrder/evaluation`: the buyer evaluates a received order, once. */
+export async function evaluateOrder(
+  ctx: DomainContext,
+  idUser: number,
+  idOrder: number,
+  input: EvaluationInput,
+): Promise<OrderView> {
+  checkEvaluation(input);
+  return ctx.database.transaction(async (tx) => {
+    const order = await partyOrder(tx, idUser, idOrder);
+    if (order.idBuyer !== idUser || order.state !== 'received') {
+      throw preconditionFailed(
+        `Cannot evaluate order ${idOrder}: it is ${order.state} and you are its ${order.idBuyer === idUser ? 'buyer' : 'seller'}; only the buyer evaluates, after reception.`,
+      );
+    }
+    const stored = await insertEvaluation(tx, {
+      idOrder,
+      idSeller: order.idSeller,
+      evaluationGrade: input.evaluationGrade,
+      itemDescription: input.itemDescription,
+      packaging: input.packaging,
+      speed: input.speed ?? 10,
+      comment: input.comment.trim(),
+      complaints: JSON.stringify(input.complaint),
+      createdAt: ctx.clock.now(),
+    });
+    if (!stored) throw preconditionFailed(`Order ${idOrder} has been evaluated already.`);
+    await recordEvaluation(tx, order.idSeller, input.evaluationGrade);
+    return loadOrderView(tx, idOrder);
+  });
+}

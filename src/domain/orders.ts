@@ -1,0 +1,373 @@
+import { type ApiError, badRequest, notFound, preconditionFailed } from '../errors.js';
+import { formatTimestamp } from '../mappers/values.js';
+import { type Charge, chargeBalances, refundBalances } from '../store/balances.js';
+import type { Executor } from '../store/db.js';
+import { appendEvent } from '../store/events.js';
+import {
+  adjustUserCounters,
+  findOrder,
+  moveOrderCounts,
+  type OrderChanges,
+  orderLineRows,
+  sellerOrdersIn,
+  updateOrderIf,
+} from '../store/orders.js';
+import type { Order, OrderState } from '../store/schema.js';
+import { addMoneyBalance } from '../store/users.js';
+import { onVacationStart } from './account.js';
+import { releaseSellerReservations } from './cart.js';
+import type { DomainContext } from './context.js';
+import { EVENTS } from './events.js';
+import { loadOrderView, type OrderView, partyOrder } from './order-views.js';
+import { recordShipment } from './seller-stats.js';
+import type { TradingContext } from './trading.js';
+
+/**
+ * The order state machine (spec §3; reference §1.4):
+ *
+ *   bought ──pay (CLI)──▶ paid ──send──▶ sent ──confirmReception──▶ received
+ *     │                    │
+ *     └──cancel / acceptCancellation──▶ cancelled ◀──┘
+ *
+ * Money: paying takes the total from the buyer (money balance first, then bonus) and the order
+ * holds it; reception releases it to the seller's money balance; cancelling a paid order gives each
+ * part back to the balance it came from. Every transition is one transaction that applies only to
+ * the order revision it was decided on (a concurrent change answers 412), moves the per-user order
+ * counts, keeps the seller's counters, and appends `orderStateChanged`.
+ */
+
+const STATE_DATE: Record<OrderState, keyof Order> = {
+  bought: 'dateBought',
+  paid: 'datePaid',
+  sent: 'dateSent',
+  received: 'dateReceived',
+  lost: 'dateLost',
+  cancelled: 'dateCancelled',
+};
+
+export type Role = 'buyer' | 'seller';
+
+function changedMeanwhile(order: Order): ApiError {
+  return preconditionFailed(
+    `Order ${order.idOrder} changed while this request was processed; read it again.`,
+  );
+}
+
+/** Moves an order to a new state, or throws 412 if it changed since it was read. */
+async function transition(
+  tx: Executor,
+  order: Order,
+  to: OrderState,
+  now: number,
+  changes: OrderChanges = {},
+): Promise<void> {
+  const applied = await updateOrderIf(tx, order.idOrder, order.revision, {
+    ...changes,
+    state: to,
+    lastStateChange: now,
+    [STATE_DATE[to]]: now,
+  });
+  if (!applied) throw changedMeanwhile(order);
+  if (order.wasMergedInto === null) await moveOrderCounts(tx, order, order.state, to);
+  await appendEvent(tx, EVENTS.orderStateChanged, { idOrder: order.idOrder, from: order.state, to }, now);
+}
+
+/** Money an order holds while paid or sent: what was taken from the buyer. */
+export const heldBy = (order: Order): Charge => ({
+  fromMoney: order.paidFromMoney,
+  fromBonus: order.paidFromBonus,
+});
+
+/**
+ * Puts an order's copies back into the seller's stock: into the article if it still exists, else
+ * the article is created again under its old id with the attributes it was sold with.
+ */
+async function relist(tx: Executor, order: Order, now: number): Promise<void> {
+  for (const line of await orderLineRows(tx, order.idOrder)) {
+    // One statement: two cancellations relisting the same sold-out article cannot both create it.
+    await tx
+      .insertInto('articles')
+      .values({
+        idArticle: line.idArticle,
+        idUser: order.idSeller,
+        idProduct: line.idProduct,
+        idLanguage: line.idLanguage,
+        comments: line.comments,
+        price: line.price,
+        condition: line.condition,
+        isFoil: line.isFoil,
+        isSigned: line.isSigned,
+        isAltered: line.isAltered,
+        isPlayset: line.isPlayset,
+        isFirstEd: line.isFirstEd,
+        isReverseHolo: line.isReverseHolo,
+        count: line.count,
+        createdAt: now,
+        lastEdited: now,
+      })
+      .onConflict((oc) =>
+        oc.column('idArticle').doUpdateSet((eb) => ({
+          count: eb('articles.count', '+', eb.ref('excluded.count')),
+          lastEdited: now,
+        })),
+      )
+      .execute();
+    await appendEvent(tx, EVENTS.articleListed, { idArticle: line.idArticle }, now);
+  }
+}
+
+/** Cancels an order (bought or paid): refund if paid, copies relisted if asked. */
+async function cancel(
+  tx: Executor,
+  order: Order,
+  now: number,
+  options: { reason: string; relist: boolean },
+): Promise<void> {
+  await transition(tx, order, 'cancelled', now, {
+    cancellationReason: options.reason,
+    relistOnCancel: options.relist ? 1 : 0,
+  });
+  if (order.state === 'paid') {
+    await refundBalances(tx, order.idBuyer, heldBy(order));
+    await adjustUserCounters(tx, order.idSeller, { unsentShipments: -1 });
+  }
+  if (options.relist) await relist(tx, order, now);
+}
+
+function roleIn(order: Order, idUser: number): Role {
+  return order.idSeller === idUser ? 'seller' : 'buyer';
+}
+
+function refused(order: Order, action: string, role: Role, why: string): ApiError {
+  return preconditionFailed(
+    `Cannot ${action} order ${order.idOrder}: it is ${order.state} and you are its ${role}; ${why}`,
+  );
+}
+
+export const ORDER_ACTIONS = [
+  'send',
+  'confirmReception',
+  'cancel',
+  'requestCancellation',
+  'acceptCancellation',
+] as const;
+export type OrderAction = (typeof ORDER_ACTIONS)[number];
+
+export interface OrderActionInput {
+  action: OrderAction;
+  reason?: string;
+  /** The seller's wish that the copies go back to their stock when the order is cancelled. */
+  relist?: boolean;
+  trackingNumber?: string;
+}
+
+export function parseOrderAction(text: string): OrderAction {
+  const found = ORDER_ACTIONS.find((a) => a.toLowerCase() === text.trim().toLowerCase());
+  if (!found) {
+    throw badRequest(`Unknown action "${text}": use one of ${ORDER_ACTIONS.join(', ')}.`, {
+      field: 'action',
+    });
+  }
+  return found;
+}
+
+/** `PUT /order/:idOrder`: the caller acts on an order as its buyer or seller. */
+export async function actOnOrder(
+  ctx: TradingContext,
+  idUser: number,
+  idOrder: number,
+  input: OrderActionInput,
+): Promise<OrderView> {
+  const { action } = input;
+  if (action === 'requestCancellation' && !input.reason?.trim()) {
+    throw badRequest('requestCancellation needs a <reason>.', { field: 'reason' });
+  }
+  return ctx.database.transaction(async (tx) => {
+    const now = ctx.clock.now();
+    const order = await partyOrder(tx, idUser, idOrder);
+    const role = roleIn(order, idUser);
+    if (input.relist === true && role !== 'seller') {
+      throw badRequest('Only the seller decides whether the articles are relisted.', { field: 'relist' });
+    }
+    if (order.wasMergedInto !== null) {
+      throw refused(
+        order,
+        action,
+        role,
+        `it was merged into order ${order.wasMergedInto}: act on that order.`,
+      );
+    }
+    const open = order.state === 'bought' || order.state === 'paid';
+    switch (action) {
+      case 'send': {
+        if (role !== 'seller' || order.state !== 'paid') {
+          throw refused(order, action, role, 'only the seller sends, and only a paid order.');
+        }
+        await transition(tx, order, 'sent', now, {
+          trackingNumber: input.trackingNumber?.trim() || order.trackingNumber,
+          // A cancellation request ends with the shipment.
+          cancellationRequestBuyer: null,
+          cancellationRequestSeller: null,
+          cancellationRequestBuyerDate: null,
+          cancellationRequestSellerDate: null,
+        });
+        await recordShipment(tx, order, now);
+        break;
+      }
+      case 'confirmReception': {
+        if (role !== 'buyer' || order.state !== 'sent') {
+          throw refused(order, action, role, 'only the buyer confirms reception, and only of a sent order.');
+        }
+        await transition(tx, order, 'received', now);
+        const held = heldBy(order);
+        await addMoneyBalance(tx, order.idSeller, held.fromMoney + held.fromBonus);
+        break;
+      }
+      case 'cancel': {
+        const allowed =
+          (role === 'buyer' && order.state === 'paid') || (role === 'seller' && order.state === 'bought');
+        if (!allowed) {
+          throw refused(
+            order,
+            action,
+            role,
+            'the buyer may cancel a paid order and the seller a bought (unpaid) one; otherwise request a cancellation.',
+          );
+        }
+        const from = order.lastStateChange + ctx.config.cancelWaitingPeriodMs;
+        if (now < from) {
+          throw refused(order, action, role, `it may be cancelled from ${formatTimestamp(from)} on.`);
+        }
+        const reason =
+          input.reason?.trim() ||
+          (role === 'buyer'
+            ? 'The seller did not send the order in time.'
+            : 'The buyer did not pay the order in time.');
+        await cancel(tx, order, now, { reason, relist: role === 'seller' && input.relist === true });
+        break;
+      }
+      case 'requestCancellation': {
+        if (!open) throw refused(order, action, role, 'only an order not yet sent can be cancelled.');
+        const mine = role === 'buyer' ? order.cancellationRequestBuyer : order.cancellationRequestSeller;
+        const theirs = role === 'buyer' ? order.cancellationRequestSeller : order.cancellationRequestBuyer;
+        if (mine !== null) throw refused(order, action, role, 'you have requested its cancellation already.');
+        if (theirs !== null) {
+          throw refused(
+            order,
+            action,
+            role,
+            `the ${role === 'buyer' ? 'seller' : 'buyer'} has requested its cancellation: use acceptCancellation.`,
+          );
+        }
+        const reason = input.reason!.trim();
+        const applied = await updateOrderIf(
+          tx,
+          order.idOrder,
+          order.revision,
+          role === 'buyer'
+            ? { cancellationRequestBuyer: reason, cancellationRequestBuyerDate: now }
+            : {
+                cancellationRequestSeller: reason,
+                cancellationRequestSellerDate: now,
+                relistOnCancel: input.relist ? 1 : 0,
+              },
+        );
+        if (!applied) throw changedMeanwhile(order);
+        break;
+      }
+      case 'acceptCancellation': {
+        const theirs = role === 'buyer' ? order.cancellationRequestSeller : order.cancellationRequestBuyer;
+        if (!open || theirs === null) {
+          throw refused(
+            order,
+            action,
+            role,
+            `only a cancellation the ${role === 'buyer' ? 'seller' : 'buyer'} requested, of an order not yet sent, can be accepted.`,
+          );
+        }
+        const relistItems = order.relistOnCancel === 1 || (role === 'seller' && input.relist === true);
+        await cancel(tx, order, now, { reason: theirs, relist: relistItems });
+        break;
+      }
+    }
+    return loadOrderView(tx, order.idOrder);
+  });
+}
+
+/**
+ * Pays an order (bought → paid): the buyer's balances pay its total, which the order holds. Not an
+ * API call (spec §3); the CLI's `order pay` and `simulate purchase --pay` do it.
+ */
+export async function payOrderInTx(tx: Executor, order: Order, now: number): Promise<void> {
+  if (order.wasMergedInto !== null) {
+    throw preconditionFailed(
+      `Order ${order.idOrder} was merged into order ${order.wasMergedInto}: pay that one.`,
+    );
+  }
+  if (order.state !== 'bought') {
+    throw preconditionFailed(`Order ${order.idOrder} is ${order.state}: only a bought order can be paid.`);
+  }
+  const charge = await chargeBalances(tx, order.idBuyer, order.totalValue);
+  if (!charge) {
+    throw preconditionFailed(
+      `The buyer's balance is less than the order's total of ${(order.totalValue / 100).toFixed(2)}; top it up first.`,
+    );
+  }
+  await transition(tx, order, 'paid', now, {
+    paidFromMoney: charge.fromMoney,
+    paidFromBonus: charge.fromBonus,
+  });
+  await adjustUserCounters(tx, order.idSeller, { unsentShipments: 1 });
+}
+
+export async function payOrder(ctx: DomainContext, idOrder: number): Promise<OrderView> {
+  return ctx.database.transaction(async (tx) => {
+    const order = await findOrder(tx, idOrder);
+    if (!order) throw notFound(`There is no order ${idOrder}.`);
+    await payOrderInTx(tx, order, ctx.clock.now());
+    return loadOrderView(tx, idOrder);
+  });
+}
+
+/** `PUT /order/:idOrder/tracking`: the seller gives a tracking number to a paid or sent order. */
+export async function setTrackingNumber(
+  ctx: DomainContext,
+  idUser: number,
+  idOrder: number,
+  trackingNumber: string,
+): Promise<OrderView> {
+  return ctx.database.transaction(async (tx) => {
+    const order = await partyOrder(tx, idUser, idOrder);
+    const role = roleIn(order, idUser);
+    if (
+      role !== 'seller' ||
+      (order.state !== 'paid' && order.state !== 'sent') ||
+      order.wasMergedInto !== null
+    ) {
+      throw refused(
+        order,
+        'set the tracking number of',
+        role,
+        'only the seller does, of a paid or sent order.',
+      );
+    }
+    if (!(await updateOrderIf(tx, idOrder, order.revision, { trackingNumber })))
+      throw changedMeanwhile(order);
+    return loadOrderView(tx, idOrder);
+  });
+}
+
+/**
+ * Going on vacation (`PUT /account/vacation?onVacation=true`): the seller's articles leave every
+ * cart; with `cancelOrders=true` their unsent orders (bought and paid) are cancelled at once — the
+ * waiting period is the buyer's protection, not the seller's — paid ones refunded, and the copies
+ * relisted with `relistItems=true`.
+ */
+onVacationStart(async (ctx, tx, idUser, { cancelOrders, relistItems }) => {
+  const now = ctx.clock.now();
+  await releaseSellerReservations(tx, idUser, now);
+  if (!cancelOrders) return;
+  for (const order of await sellerOrdersIn(tx, idUser, ['bought', 'paid'])) {
+    await cancel(tx, order, now, { reason: 'The seller went on vacation.', relist: relistItems });
+  }
+});

@@ -1,0 +1,93 @@
+import type { OrderView } from '../domain/order-views.js';
+import type { Order, OrderEvaluation } from '../store/schema.js';
+import { mapPostalAddress } from './address.js';
+import { mapArticle } from './article.js';
+import { mapShippingMethod } from './shipping-method.js';
+import { mapUser } from './user.js';
+import { link, money, timestamp } from './values.js';
+
+/** The Evaluation entity (reference §2.12). */
+export function mapEvaluation(e: OrderEvaluation) {
+  return {
+    evaluationGrade: e.evaluationGrade,
+    itemDescription: e.itemDescription,
+    packaging: e.packaging,
+    speed: e.speed,
+    comment: e.comment,
+    complaint: JSON.parse(e.complaints) as string[],
+  };
+}
+
+/**
+ * The order's `state` object: the state name, the dates it has passed (absent ones are left out,
+ * as the real API does), the cancellation reason and `wasMergedInto` where they apply. A received
+ * order that has been evaluated shows `evaluated`, as on the real API; it is still listed under
+ * received.
+ */
+function mapState(o: Order, evaluated: boolean) {
+  const state: Record<string, unknown> = {
+    state: o.state === 'received' && evaluated ? 'evaluated' : o.state,
+    dateBought: timestamp(o.dateBought),
+  };
+  if (o.datePaid !== null) state.datePaid = timestamp(o.datePaid);
+  if (o.dateSent !== null) state.dateSent = timestamp(o.dateSent);
+  if (o.dateReceived !== null) state.dateReceived = timestamp(o.dateReceived);
+  if (o.dateLost !== null) state.dateLost = timestamp(o.dateLost);
+  if (o.dateCancelled !== null) state.dateCancelled = timestamp(o.dateCancelled);
+  if (o.cancellationReason !== null) state.reason = o.cancellationReason;
+  if (o.wasMergedInto !== null) state.wasMergedInto = o.wasMergedInto;
+  return state;
+}
+
+function request(reason: string | null, date: number | null) {
+  return reason === null ? null : { reason, date: timestamp(date) };
+}
+
+/**
+ * The Order entity (reference §2.11), fields in the reference's order, as the order's buyer or
+ * seller (`idViewer`) sees it: both parties with name, address and contact; the articles with
+ * the count and price they were bought at.
+ */
+export function mapOrder(v: OrderView, idViewer: number) {
+  const o = v.order;
+  const open = o.state === 'bought' || o.state === 'paid';
+  return {
+    idOrder: o.idOrder,
+    isBuyer: o.idBuyer === idViewer,
+    seller: mapUser(v.seller, 'counterparty'),
+    buyer: mapUser(v.buyer, 'counterparty'),
+    state: mapState(o, v.evaluation !== undefined),
+    shippingMethod: mapShippingMethod({
+      idShippingMethod: o.idShippingMethod,
+      name: o.shippingMethodName,
+      price: o.shippingPrice,
+      isLetter: o.isLetter,
+      isInsured: o.isInsured,
+    }),
+    trackingNumber: o.trackingNumber,
+    isPresale: open ? false : undefined,
+    shippingAddress: mapPostalAddress({
+      name: o.shippingName,
+      extra: o.shippingExtra,
+      street: o.shippingStreet,
+      zip: o.shippingZip,
+      city: o.shippingCity,
+      country: o.shippingCountry,
+    }),
+    articleCount: o.articleCount,
+    note: o.note,
+    evaluation: v.evaluation ? mapEvaluation(v.evaluation) : null,
+    article: v.lines.map((line) => mapArticle(line, { context: 'order' })),
+    articleValue: money(o.articleValue),
+    totalValue: money(o.totalValue),
+    idCurrency: 1,
+    currencyCode: 'EUR',
+    phoneNumber: v.buyer.phoneNumber,
+    vatCollectedByCm: null,
+    cancellationRequests: {
+      cancellationRequestBuyer: request(o.cancellationRequestBuyer, o.cancellationRequestBuyerDate),
+      cancellationRequestSeller: request(o.cancellationRequestSeller, o.cancellationRequestSellerDate),
+    },
+    links: [link('self', `/order/${o.idOrder}`)],
+  };
+}

@@ -1,0 +1,23 @@
+import { bool, money } from './values.js';
+
+/** The ShippingMethod entity (reference §2.14). */
+export interface ShippingMethodFacts {
+  idShippingMethod: number | null;
+  name: string;
+  /** Cents. */
+  price: number;
+  isLetter: number;
+  isInsured: number;
+}
+
+export function mapShippingMethod(m: ShippingMethodFacts) {
+  return {
+    idShippingMethod: m.idShippingMethod,
+    name: m.name,
+    price: money(m.price),
+    idCurrency: 1,
+    currencyCode: 'EUR',
+    isLetter: bool(m.isLetter),
+    isInsured: bool(m.isInsured),
+  };
+}

@@ -1,0 +1,45 @@
+import type { CartItemFailure, CartView, ReservationView } from '../domain/cart.js';
+import { mapAccount } from './account.js';
+import { mapPostalAddress } from './address.js';
+import { mapArticle } from './article.js';
+import { mapShippingMethod } from './shipping-method.js';
+import { mapUser } from './user.js';
+import { money } from './values.js';
+
+/** A Reservation (reference §2.16): the part of the cart one seller's articles make up. */
+export function mapReservation(r: ReservationView) {
+  return {
+    idReservation: r.reservation.idReservation,
+    isBuyer: true,
+    seller: mapUser(r.seller, 'public'),
+    article: r.lines.map((l) =>
+      mapArticle(l.view, { context: 'cart', count: l.reserved, inShoppingCart: true }),
+    ),
+    articleValue: money(r.articleValue),
+    articleCount: r.articleCount,
+    shippingMethod: r.shipping
+      ? mapShippingMethod({
+          idShippingMethod: r.shipping.method.idShippingMethod,
+          name: r.shipping.method.name,
+          price: r.shipping.price,
+          isLetter: r.shipping.method.isLetter,
+          isInsured: r.shipping.method.isInsured,
+        })
+      : null,
+    totalValue: money(r.totalValue),
+  };
+}
+
+/** The ShoppingCart entity (reference §2.16). */
+export function mapShoppingCart(cart: CartView) {
+  return {
+    account: mapAccount(cart.account),
+    shippingAddress: mapPostalAddress(cart.shippingAddress),
+    shoppingCart: cart.reservations.map(mapReservation),
+  };
+}
+
+/** An article a `PUT /shoppingcart` could not add or remove, and why. */
+export function mapCartFailure(f: CartItemFailure) {
+  return { idArticle: f.idArticle, count: f.count, error: f.error };
+}

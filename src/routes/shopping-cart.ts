@@ -1,0 +1,133 @@
+import {
+  type CartItem,
+  changeCart,
+  emptyCart,
+  getCart,
+  reservationShippingMethods,
+  setCartShippingAddress,
+  setReservationMethod,
+} from '../domain/cart.js';
+import { checkout } from '../domain/checkout.js';
+import { MAX_CART_ARTICLES } from '../domain/trading.js';
+import { normalizeCountry } from '../domain/users.js';
+import { type ApiError, badRequest } from '../errors.js';
+import { requireBody } from '../http/body.js';
+import { idParam, integer, objects, requireInteger, requireText, text } from '../http/fields.js';
+import { ok, type Router, USER_KINDS } from '../http/routing.js';
+import type { XmlObject } from '../http/xml.js';
+import { mapOrder } from '../mappers/order.js';
+import { mapShippingMethod } from '../mappers/shipping-method.js';
+import { mapCartFailure, mapShoppingCart } from '../mappers/shopping-cart.js';
+import type { Services } from '../services.js';
+import type { PostalAddress } from '../store/reservations.js';
+
+/** One `<article>` of a cart request: `idArticle` and a positive `count` (or its synonym `amount`). */
+function cartItem(a: XmlObject): CartItem {
+  const idArticle = requireInteger(a, 'idArticle', { min: 1 });
+  const count = integer(a, 'count', { min: 1 });
+  const amount = integer(a, 'amount', { min: 1 });
+  if (count !== undefined && amount !== undefined && count !== amount) {
+    throw badRequest(`Article ${idArticle}: <count> and <amount> say different things; send one.`, {
+      field: 'count',
+    });
+  }
+  const n = count ?? amount;
+  if (n === undefined) throw badRequest(`Article ${idArticle}: <count> is required.`, { field: 'count' });
+  return { idArticle, count: n };
+}
+
+const MAX_ADDRESS_FIELD = 200;
+
+function addressField(body: XmlObject, name: keyof PostalAddress, required: boolean): string | null {
+  const v = required ? requireText(body, name) : text(body, name);
+  const t = v?.trim() ?? '';
+  if (t.length > MAX_ADDRESS_FIELD) {
+    throw badRequest(`"${name}" may have at most ${MAX_ADDRESS_FIELD} characters.`, { field: name });
+  }
+  return t === '' ? null : t;
+}
+
+function postalAddress(body: XmlObject): PostalAddress {
+  const country = addressField(body, 'country', true)!;
+  let normalized: string;
+  try {
+    normalized = normalizeCountry(country);
+  } catch (err) {
+    throw badRequest((err as ApiError).message, { field: 'country' });
+  }
+  return {
+    name: addressField(body, 'name', true)!,
+    extra: addressField(body, 'extra', false),
+    street: addressField(body, 'street', true)!,
+    zip: addressField(body, 'zip', true)!,
+    city: addressField(body, 'city', true)!,
+    country: normalized,
+  };
+}
+
+/** The shopping cart (spec §2.3, §4.2; reference §1.5, §2.16). */
+export function shoppingCartRoutes(r: Router, services: Services): void {
+  r.get('/shoppingcart', { kinds: USER_KINDS }, async (req) => {
+    return ok(mapShoppingCart(await getCart(services, req.auth.idUser!)));
+  });
+
+  r.put('/shoppingcart', { kinds: USER_KINDS }, async (req) => {
+    const body = requireBody(
+      req.body,
+      '<action>add</action><article><idArticle>…</idArticle><count>1</count></article>',
+    );
+    const action = requireText(body, 'action').trim();
+    if (action !== 'add' && action !== 'remove') {
+      throw badRequest(`"action" must be add or remove (got "${action}").`, { field: 'action' });
+    }
+    const articles = objects(body, 'article');
+    if (articles.length > MAX_CART_ARTICLES) {
+      throw badRequest(
+        `At most ${MAX_CART_ARTICLES} articles per request (got ${articles.length}); nothing was changed.`,
+        { field: 'article' },
+      );
+    }
+    const { cart, failed } = await changeCart(services, req.auth.idUser!, action, articles.map(cartItem));
+    return ok({ ...mapShoppingCart(cart), failed: failed.map(mapCartFailure) });
+  });
+
+  r.delete('/shoppingcart', { kinds: USER_KINDS }, async (req) => {
+    return ok(mapShoppingCart(await emptyCart(services, req.auth.idUser!)));
+  });
+
+  r.put('/shoppingcart/checkout', { kinds: USER_KINDS }, async (req) => {
+    const idUser = req.auth.idUser!;
+    const orders = await checkout(services, idUser);
+    return ok({ order: orders.map((o) => mapOrder(o, idUser)) });
+  });
+
+  r.put('/shoppingcart/shippingaddress', { kinds: USER_KINDS }, async (req) => {
+    const body = requireBody(req.body, '<name/><extra/><street/><zip/><city/><country/>');
+    const cart = await setCartShippingAddress(services, req.auth.idUser!, postalAddress(body));
+    return ok(mapShoppingCart(cart));
+  });
+
+  r.get('/shoppingcart/shippingmethod/:idReservation', { kinds: USER_KINDS }, async (req) => {
+    const idReservation = idParam(req.params, 'idReservation');
+    const methods = await reservationShippingMethods(services, req.auth.idUser!, idReservation);
+    return ok({
+      availableMethod: methods.map((m) =>
+        mapShippingMethod({
+          idShippingMethod: m.method.idShippingMethod,
+          name: m.method.name,
+          price: m.price,
+          isLetter: m.method.isLetter,
+          isInsured: m.method.isInsured,
+        }),
+      ),
+    });
+  });
+
+  r.put('/shoppingcart/shippingmethod/:idReservation', { kinds: USER_KINDS }, async (req) => {
+    const idReservation = idParam(req.params, 'idReservation');
+    const body = requireBody(req.body, '<idShippingMethod>…</idShippingMethod>');
+    const idShippingMethod = requireInteger(body, 'idShippingMethod', { min: 1 });
+    const cart = await setReservationMethod(services, req.auth.idUser!, idReservation, idShippingMethod);
+    return ok(mapShoppingCart(cart));
+  });
+}

@@ -1,0 +1,425 @@
+import { sql } from 'kysely';
+import type { ArticleView } from './articles.js';
+import type { Executor } from './db.js';
+import { prepared } from './prepared.js';
+import type {
+  NewOrder,
+  Order,
+  OrderArticle,
+  OrderEvaluation,
+  OrderState,
+  OrdersTable,
+  User,
+} from './schema.js';
+
+/**
+ * Orders, their frozen lines, and the numbers kept beside them (per-user counts by role and state,
+ * seller statistics). Merged orders (`wasMergedInto` set) are records only: lists, counts and stock
+ * never include them, because the order they were merged into holds their articles.
+ */
+
+export const ACTOR_SELLER = 1;
+export const ACTOR_BUYER = 2;
+export type Actor = typeof ACTOR_SELLER | typeof ACTOR_BUYER;
+
+export async function insertOrder(db: Executor, order: NewOrder): Promise<Order> {
+  return db.insertInto('orders').values(order).returningAll().executeTakeFirstOrThrow();
+}
+
+const orderById = prepared(
+  (db, idOrder: number) => db.selectFrom('orders').selectAll().where('idOrder', '=', idOrder),
+  [0],
+);
+
+export async function findOrder(db: Executor, idOrder: number): Promise<Order | undefined> {
+  return (await orderById(db, idOrder))[0];
+}
+
+export async function findOrders(db: Executor, idOrders: number[]): Promise<Order[]> {
+  if (idOrders.length === 0) return [];
+  return db.selectFrom('orders').selectAll().where('idOrder', 'in', idOrders).orderBy('idOrder').execute();
+}
+
+/** The buyer's unpaid order with this seller that a new checkout merges into, if any. */
+export async function openOrderBetween(
+  db: Executor,
+  idBuyer: number,
+  idSeller: number,
+): Promise<Order | undefined> {
+  return db
+    .selectFrom('orders')
+    .selectAll()
+    .where('idBuyer', '=', idBuyer)
+    .where('state', '=', 'bought')
+    .where('idSeller', '=', idSeller)
+    .where('wasMergedInto', 'is', null)
+    .orderBy('idOrder')
+    .executeTakeFirst();
+}
+
+export type OrderChanges = Partial<Omit<OrdersTable, 'idOrder' | 'revision'>>;
+
+/**
+ * Applies changes only if the order is still at the revision they were decided on, and bumps the
+ * revision. False means someone else changed the order meanwhile (the caller answers 412). On
+ * PostgreSQL the row lock makes the second of two concurrent updates wait and then find the new
+ * revision; on SQLite transactions run one at a time.
+ */
+export async function updateOrderIf(
+  db: Executor,
+  idOrder: number,
+  revision: number,
+  changes: OrderChanges,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('orders')
+    .set({ ...changes, revision: revision + 1 })
+    .where('idOrder', '=', idOrder)
+    .where('revision', '=', revision)
+    .executeTakeFirst();
+  return r.numUpdatedRows === 1n;
+}
+
+export async function insertOrderLines(db: Executor, lines: OrderArticle[]): Promise<void> {
+  if (lines.length === 0) return;
+  await db.insertInto('orderArticles').values(lines).execute();
+}
+
+/**
+ * Adds lines to an order, summing copies into the line of the same article (one line per article:
+ * the caller makes sure its price is the same).
+ */
+export async function mergeOrderLines(db: Executor, idOrder: number, lines: OrderArticle[]): Promise<void> {
+  for (const line of lines) {
+    const r = await db
+      .updateTable('orderArticles')
+      .set((eb) => ({ count: eb('count', '+', line.count) }))
+      .where('idOrder', '=', idOrder)
+      .where('idArticle', '=', line.idArticle)
+      .executeTakeFirst();
+    if (r.numUpdatedRows === 0n) await insertOrderLines(db, [{ ...line, idOrder }]);
+  }
+}
+
+/** The frozen lines of one order. */
+export async function orderLineRows(db: Executor, idOrder: number): Promise<OrderArticle[]> {
+  return db
+    .selectFrom('orderArticles')
+    .selectAll()
+    .where('idOrder', '=', idOrder)
+    .orderBy('idArticle')
+    .execute();
+}
+
+export interface OrderLineView {
+  idOrder: number;
+  view: ArticleView;
+}
+
+/**
+ * The lines of these orders as Article views (the product facts joined as for live articles), so
+ * the one Article mapper renders them; the frozen price and count are the line's.
+ */
+export async function orderLineViews(db: Executor, idOrders: number[]): Promise<OrderLineView[]> {
+  if (idOrders.length === 0) return [];
+  const rows = await db
+    .selectFrom('orderArticles as l')
+    .innerJoin('orders as o', 'o.idOrder', 'l.idOrder')
+    .innerJoin('products as p', 'p.idProduct', 'l.idProduct')
+    .leftJoin('expansions as e', 'e.idExpansion', 'p.idExpansion')
+    .leftJoin('productNames as n', (join) =>
+      join.onRef('n.idProduct', '=', 'l.idProduct').onRef('n.idLanguage', '=', 'l.idLanguage'),
+    )
+    .selectAll('l')
+    .select([
+      'o.idSeller',
+      'o.dateBought',
+      'p.idGame',
+      'p.enName',
+      sql<string>`coalesce(n.name, p."enName")`.as('locName'),
+      'p.image',
+      'p.idExpansion',
+      'e.enName as expansionName',
+      'e.abbreviation as expansionAbbreviation',
+      'e.icon as expansionIcon',
+      'p.number',
+      'p.rarity',
+      'p.isSingle',
+    ])
+    .where('l.idOrder', 'in', idOrders)
+    .orderBy('l.idOrder')
+    .orderBy('l.idArticle')
+    .execute();
+  return rows.map((r) => ({
+    idOrder: r.idOrder,
+    view: {
+      idArticle: r.idArticle,
+      idUser: r.idSeller,
+      idProduct: r.idProduct,
+      idLanguage: r.idLanguage,
+      comments: r.comments,
+      price: r.price,
+      condition: r.condition,
+      isFoil: r.isFoil,
+      isSigned: r.isSigned,
+      isAltered: r.isAltered,
+      isPlayset: r.isPlayset,
+      isFirstEd: r.isFirstEd,
+      isReverseHolo: r.isReverseHolo,
+      count: r.count,
+      createdAt: r.dateBought,
+      lastEdited: r.dateBought,
+      product: {
+        idProduct: r.idProduct,
+        idGame: r.idGame,
+        enName: r.enName,
+        locName: r.locName,
+        image: r.image,
+        idExpansion: r.idExpansion,
+        expansionName: r.expansionName,
+        expansionAbbreviation: r.expansionAbbreviation,
+        expansionIcon: r.expansionIcon,
+        number: r.number,
+        rarity: r.rarity,
+        isSingle: r.isSingle,
+      },
+    },
+  }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lists and counts
+
+/** Changes a user's count of orders in one role and state (a row per user, role and state). */
+export async function bumpOrderCount(
+  db: Executor,
+  idUser: number,
+  actor: Actor,
+  state: OrderState,
+  delta: number,
+): Promise<void> {
+  if (delta < 0) {
+    // An upsert would check its proposed row (a negative count) against the CHECK first.
+    await db
+      .updateTable('orderCounts')
+      .set((eb) => ({ count: eb('count', '+', delta) }))
+      .where('idUser', '=', idUser)
+      .where('actor', '=', actor)
+      .where('state', '=', state)
+      .execute();
+    return;
+  }
+  await db
+    .insertInto('orderCounts')
+    .values({ idUser, actor, state, count: delta })
+    .onConflict((oc) =>
+      oc.columns(['idUser', 'actor', 'state']).doUpdateSet((eb) => ({
+        count: eb('orderCounts.count', '+', eb.ref('excluded.count')),
+      })),
+    )
+    .execute();
+}
+
+/** Moves an order from one state to another in both parties' counts (`from` null: a new order). */
+export async function moveOrderCounts(
+  db: Executor,
+  order: Pick<Order, 'idSeller' | 'idBuyer'>,
+  from: OrderState | null,
+  to: OrderState,
+): Promise<void> {
+  // Always the same order of rows (seller before buyer, old state before new), so concurrent
+  // transitions on PostgreSQL take their row locks in one order and cannot deadlock each other.
+  if (from) await bumpOrderCount(db, order.idSeller, ACTOR_SELLER, from, -1);
+  await bumpOrderCount(db, order.idSeller, ACTOR_SELLER, to, 1);
+  if (from) await bumpOrderCount(db, order.idBuyer, ACTOR_BUYER, from, -1);
+  await bumpOrderCount(db, order.idBuyer, ACTOR_BUYER, to, 1);
+}
+
+const countOf = prepared(
+  (db, idUser: number, actor: number, state: string) =>
+    db
+      .selectFrom('orderCounts')
+      .select('count')
+      .where('idUser', '=', idUser)
+      .where('actor', '=', actor)
+      .where('state', '=', state as OrderState),
+  [0, 0, ''],
+);
+
+export async function orderCount(
+  db: Executor,
+  idUser: number,
+  actor: Actor,
+  state: OrderState,
+): Promise<number> {
+  return Number((await countOf(db, idUser, actor, state))[0]?.count ?? 0);
+}
+
+// The page's ids come from the (party, state, idOrder) index alone, which holds only unmerged
+// orders; the rows are then read by id. Cost: the page plus the skipped index entries.
+const sellerPage = prepared(
+  (db, idUser: number, state: string, limit: number, offset: number) =>
+    db
+      .selectFrom('orders')
+      .selectAll()
+      .where('idOrder', 'in', (eb) =>
+        eb
+          .selectFrom('orders')
+          .select('idOrder')
+          .where('idSeller', '=', idUser)
+          .where('state', '=', state as OrderState)
+          .where('wasMergedInto', 'is', null)
+          .orderBy('idOrder')
+          .limit(limit)
+          .offset(offset),
+      )
+      .orderBy('idOrder'),
+  [0, '', 0, 0],
+);
+
+const buyerPage = prepared(
+  (db, idUser: number, state: string, limit: number, offset: number) =>
+    db
+      .selectFrom('orders')
+      .selectAll()
+      .where('idOrder', 'in', (eb) =>
+        eb
+          .selectFrom('orders')
+          .select('idOrder')
+          .where('idBuyer', '=', idUser)
+          .where('state', '=', state as OrderState)
+          .where('wasMergedInto', 'is', null)
+          .orderBy('idOrder')
+          .limit(limit)
+          .offset(offset),
+      )
+      .orderBy('idOrder'),
+  [0, '', 0, 0],
+);
+
+/** One page of a user's orders in one role and state, oldest first. */
+export async function pageOfOrders(
+  db: Executor,
+  idUser: number,
+  actor: Actor,
+  state: OrderState,
+  offset: number,
+  limit: number,
+): Promise<Order[]> {
+  return (actor === ACTOR_SELLER ? sellerPage : buyerPage)(db, idUser, state, limit, offset);
+}
+
+const unpaidOf = prepared(
+  (db, idBuyer: number) =>
+    db
+      .selectFrom('orders')
+      .select((eb) => eb.fn.sum<number>('totalValue').as('n'))
+      .where('idBuyer', '=', idBuyer)
+      // A literal, not a parameter: the prepared query takes exactly the buyer's id.
+      .where('state', '=', sql<OrderState>`'bought'`)
+      .where('wasMergedInto', 'is', null),
+  [0],
+);
+
+/** The account's `unpaidAmount`: totals of the buyer's orders bought and not yet paid (cents). */
+export async function unpaidAmount(db: Executor, idBuyer: number): Promise<number> {
+  return Number((await unpaidOf(db, idBuyer))[0]?.n ?? 0);
+}
+
+/** A seller's open orders in these states (for going on vacation), oldest first. */
+export async function sellerOrdersIn(db: Executor, idSeller: number, states: OrderState[]): Promise<Order[]> {
+  return db
+    .selectFrom('orders')
+    .selectAll()
+    .where('idSeller', '=', idSeller)
+    .where('state', 'in', states)
+    .where('wasMergedInto', 'is', null)
+    .orderBy('idOrder')
+    .execute();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Evaluations and the seller's numbers
+
+export async function evaluationsOf(db: Executor, idOrders: number[]): Promise<Map<number, OrderEvaluation>> {
+  if (idOrders.length === 0) return new Map();
+  const rows = await db.selectFrom('orderEvaluations').selectAll().where('idOrder', 'in', idOrders).execute();
+  return new Map(rows.map((r) => [r.idOrder, r]));
+}
+
+/** Stores an evaluation; false when the order has one already (the primary key decides). */
+export async function insertEvaluation(db: Executor, evaluation: OrderEvaluation): Promise<boolean> {
+  const r = await db
+    .insertInto('orderEvaluations')
+    .values(evaluation)
+    .onConflict((oc) => oc.column('idOrder').doNothing())
+    .executeTakeFirst();
+  return Number(r.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+export interface UserCounterDeltas {
+  unsentShipments?: number;
+  sellCount?: number;
+  soldItems?: number;
+}
+
+/** Adds to the counters the users row keeps for listings (same transaction as the transition). */
+export async function adjustUserCounters(db: Executor, idUser: number, d: UserCounterDeltas): Promise<void> {
+  await db
+    .updateTable('users')
+    .set((eb) => ({
+      unsentShipments: eb('unsentShipments', '+', d.unsentShipments ?? 0),
+      sellCount: eb('sellCount', '+', d.sellCount ?? 0),
+      soldItems: eb('soldItems', '+', d.soldItems ?? 0),
+    }))
+    .where('idUser', '=', idUser)
+    .execute();
+}
+
+export interface SellerStats {
+  shippedOrders: number;
+  shippingTimeTotalMs: number;
+  ratedEvaluations: number;
+  evaluationGradeTotal: number;
+}
+
+/** Adds to a seller's running sums and returns them. */
+export async function addSellerStats(
+  db: Executor,
+  idUser: number,
+  add: Partial<SellerStats>,
+): Promise<SellerStats> {
+  const values = {
+    shippedOrders: add.shippedOrders ?? 0,
+    shippingTimeTotalMs: add.shippingTimeTotalMs ?? 0,
+    ratedEvaluations: add.ratedEvaluations ?? 0,
+    evaluationGradeTotal: add.evaluationGradeTotal ?? 0,
+  };
+  const row = await db
+    .insertInto('sellerStats')
+    .values({ idUser, ...values })
+    .onConflict((oc) =>
+      oc.column('idUser').doUpdateSet((eb) => ({
+        shippedOrders: eb('sellerStats.shippedOrders', '+', values.shippedOrders),
+        shippingTimeTotalMs: eb('sellerStats.shippingTimeTotalMs', '+', values.shippingTimeTotalMs),
+        ratedEvaluations: eb('sellerStats.ratedEvaluations', '+', values.ratedEvaluations),
+        evaluationGradeTotal: eb('sellerStats.evaluationGradeTotal', '+', values.evaluationGradeTotal),
+      })),
+    )
+    .returning(['shippedOrders', 'shippingTimeTotalMs', 'ratedEvaluations', 'evaluationGradeTotal'])
+    .executeTakeFirstOrThrow();
+  return {
+    shippedOrders: Number(row.shippedOrders),
+    shippingTimeTotalMs: Number(row.shippingTimeTotalMs),
+    ratedEvaluations: Number(row.ratedEvaluations),
+    evaluationGradeTotal: Number(row.evaluationGradeTotal),
+  };
+}
+
+/** The parties of some orders or reservations, by id. */
+export async function usersByIds(db: Executor, idUsers: number[]): Promise<Map<number, User>> {
+  const ids = [...new Set(idUsers)];
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('users').selectAll().where('idUser', 'in', ids).execute();
+  return new Map(rows.map((u) => [u.idUser, u]));
+}

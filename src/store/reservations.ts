@@ -1,0 +1,390 @@
+import { type ArticleView, articleViews, toArticleView } from './articles.js';
+import type { Executor } from './db.js';
+import { prepared } from './prepared.js';
+import type { Reservation } from './schema.js';
+
+/**
+ * Cart reservations: one per buyer and seller, holding copies that have left `articles.count`.
+ * Adding moves copies from the article into a reservation with a conditional update (the count
+ * never goes below zero, whatever races above it); releasing moves them back. Other features read
+ * reserved copies from here: the marketplace's `inShoppingCart`, the stock's reserved counts.
+ */
+
+/** Copies of each article held in any cart (articles without reserved copies are absent). */
+export async function reservedCounts(db: Executor, idArticles: number[]): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  if (idArticles.length === 0) return out;
+  const rows = await db
+    .selectFrom('reservationArticles')
+    .select(['idArticle', (eb) => eb.fn.sum<number>('count').as('reserved')])
+    .where('idArticle', 'in', idArticles)
+    .groupBy('idArticle')
+    .execute();
+  for (const r of rows) out.set(r.idArticle, Number(r.reserved));
+  return out;
+}
+
+/** Which of these articles have copies in this buyer's cart (the marketplace's `inShoppingCart`). */
+export async function articlesInCartOf(
+  db: Executor,
+  idBuyer: number,
+  idArticles: number[],
+): Promise<Set<number>> {
+  if (idArticles.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('reservationArticles as ra')
+    .innerJoin('reservations as r', 'r.idReservation', 'ra.idReservation')
+    .select('ra.idArticle')
+    .where('r.idBuyer', '=', idBuyer)
+    .where('ra.idArticle', 'in', idArticles)
+    .execute();
+  return new Set(rows.map((r) => r.idArticle));
+}
+
+/** A seller's articles that have copies in anyone's cart, with the copies reserved. */
+export async function sellerArticlesInCarts(db: Executor, idSeller: number): Promise<Map<number, number>> {
+  const rows = await db
+    .selectFrom('reservationArticles as ra')
+    .innerJoin('reservations as r', 'r.idReservation', 'ra.idReservation')
+    .select(['ra.idArticle', (eb) => eb.fn.sum<number>('ra.count').as('reserved')])
+    .where('r.idSeller', '=', idSeller)
+    .groupBy('ra.idArticle')
+    .orderBy('ra.idArticle')
+    .execute();
+  return new Map(rows.map((r) => [r.idArticle, Number(r.reserved)]));
+}
+
+const reservedByBuyer = prepared(
+  (db, idBuyer: number) =>
+    db
+      .selectFrom('reservationArticles as ra')
+      .innerJoin('reservations as r', 'r.idReservation', 'ra.idReservation')
+      .select((eb) => eb.fn.sum<number>('ra.count').as('n'))
+      .where('r.idBuyer', '=', idBuyer),
+  [0],
+);
+
+/** The account's `articlesInShoppingCart`: copies in the buyer's cart. */
+export async function articlesInShoppingCart(db: Executor, idBuyer: number): Promise<number> {
+  const row = (await reservedByBuyer(db, idBuyer))[0];
+  return Number(row?.n ?? 0);
+}
+
+export async function buyerReservations(db: Executor, idBuyer: number): Promise<Reservation[]> {
+  return db
+    .selectFrom('reservations')
+    .selectAll()
+    .where('idBuyer', '=', idBuyer)
+    .orderBy('idReservation')
+    .execute();
+}
+
+export async function findReservation(db: Executor, idReservation: number): Promise<Reservation | undefined> {
+  return db
+    .selectFrom('reservations')
+    .selectAll()
+    .where('idReservation', '=', idReservation)
+    .executeTakeFirst();
+}
+
+/** The buyer's reservation with this seller, created if there is none; its expiry set anew. */
+export async function openReservation(
+  db: Executor,
+  idBuyer: number,
+  idSeller: number,
+  now: number,
+  expiresAt: number,
+): Promise<Reservation> {
+  await db
+    .insertInto('reservations')
+    .values({ idBuyer, idSeller, idShippingMethod: null, createdAt: now, expiresAt })
+    .onConflict((oc) => oc.columns(['idBuyer', 'idSeller']).doUpdateSet({ expiresAt }))
+    .execute();
+  return db
+    .selectFrom('reservations')
+    .selectAll()
+    .where('idBuyer', '=', idBuyer)
+    .where('idSeller', '=', idSeller)
+    .executeTakeFirstOrThrow();
+}
+
+/** Sets a new expiry (and so locks the row, like `lockReservation`); undefined when it is gone. */
+export async function touchReservation(
+  db: Executor,
+  idReservation: number,
+  expiresAt: number,
+): Promise<Reservation | undefined> {
+  return db
+    .updateTable('reservations')
+    .set({ expiresAt })
+    .where('idReservation', '=', idReservation)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function setReservationShippingMethod(
+  db: Executor,
+  idReservation: number,
+  idShippingMethod: number,
+): Promise<void> {
+  await db
+    .updateTable('reservations')
+    .set({ idShippingMethod })
+    .where('idReservation', '=', idReservation)
+    .execute();
+}
+
+/** Takes `n` copies out of the available count; false (nothing changed) when fewer are there. */
+export async function takeFromStock(db: Executor, idArticle: number, n: number): Promise<boolean> {
+  const r = await db
+    .updateTable('articles')
+    .set((eb) => ({ count: eb('count', '-', n) }))
+    .where('idArticle', '=', idArticle)
+    .where('count', '>=', n)
+    .executeTakeFirst();
+  return r.numUpdatedRows === 1n;
+}
+
+/** Puts `n` copies back into the available count; returns the new count (undefined: no article). */
+export async function returnToStock(db: Executor, idArticle: number, n: number): Promise<number | undefined> {
+  const row = await db
+    .updateTable('articles')
+    .set((eb) => ({ count: eb('count', '+', n) }))
+    .where('idArticle', '=', idArticle)
+    .returning('count')
+    .executeTakeFirst();
+  return row?.count;
+}
+
+export async function addReservedCopies(
+  db: Executor,
+  idReservation: number,
+  idArticle: number,
+  n: number,
+): Promise<void> {
+  await db
+    .insertInto('reservationArticles')
+    .values({ idReservation, idArticle, count: n })
+    .onConflict((oc) =>
+      oc.columns(['idReservation', 'idArticle']).doUpdateSet((eb) => ({
+        count: eb('reservationArticles.count', '+', eb.ref('excluded.count')),
+      })),
+    )
+    .execute();
+}
+
+/**
+ * Takes `n` copies out of a reservation: false when it holds fewer. A line left at zero is deleted
+ * (the CHECK keeps a line positive).
+ */
+export async function removeReservedCopies(
+  db: Executor,
+  idReservation: number,
+  idArticle: number,
+  n: number,
+): Promise<boolean> {
+  const partial = await db
+    .updateTable('reservationArticles')
+    .set((eb) => ({ count: eb('count', '-', n) }))
+    .where('idReservation', '=', idReservation)
+    .where('idArticle', '=', idArticle)
+    .where('count', '>', n)
+    .executeTakeFirst();
+  if (partial.numUpdatedRows === 1n) return true;
+  const whole = await db
+    .deleteFrom('reservationArticles')
+    .where('idReservation', '=', idReservation)
+    .where('idArticle', '=', idArticle)
+    .where('count', '=', n)
+    .executeTakeFirst();
+  return whole.numDeletedRows === 1n;
+}
+
+export interface ReservationLine {
+  idReservation: number;
+  /** Copies held. */
+  reserved: number;
+  view: ArticleView;
+}
+
+/** The lines of these reservations, with the article as every feature shows it. */
+export async function reservationLines(db: Executor, idReservations: number[]): Promise<ReservationLine[]> {
+  if (idReservations.length === 0) return [];
+  const rows = await articleViews(db)
+    .innerJoin('reservationArticles as ra', 'ra.idArticle', 'a.idArticle')
+    .select(['ra.idReservation as ra_idReservation', 'ra.count as ra_count'])
+    .where('ra.idReservation', 'in', idReservations)
+    .orderBy('ra.idReservation')
+    .orderBy('a.idArticle')
+    .execute();
+  return rows.map((row) => {
+    const { ra_idReservation, ra_count, ...rest } = row;
+    return {
+      idReservation: ra_idReservation,
+      reserved: ra_count,
+      view: toArticleView(rest as Parameters<typeof toArticleView>[0]),
+    };
+  });
+}
+
+/**
+ * Locks a reservation's row for the rest of the transaction (a no-op update), optionally only if it
+ * has expired by `expiredAt`; undefined when it is gone (or not expired). Every change to a
+ * reservation's lines takes this lock first, adding included (its upsert locks the row), so on
+ * PostgreSQL a release, a checkout and an add of one reservation happen one after the other, and
+ * a release decided on a stale read of the expiry finds the reservation renewed and leaves it.
+ */
+export async function lockReservation(
+  db: Executor,
+  idReservation: number,
+  expiredAt?: number,
+): Promise<Reservation | undefined> {
+  let q = db
+    .updateTable('reservations')
+    .set((eb) => ({ expiresAt: eb.ref('expiresAt') }))
+    .where('idReservation', '=', idReservation);
+  if (expiredAt !== undefined) q = q.where('expiresAt', '<=', expiredAt);
+  return q.returningAll().executeTakeFirst();
+}
+
+/**
+ * Takes every line out of a (locked) reservation and returns what was taken: only copies actually
+ * removed here are put anywhere else, so two transactions can never both move the same copies.
+ */
+export async function claimReservationLines(db: Executor, idReservation: number) {
+  return db
+    .deleteFrom('reservationArticles')
+    .where('idReservation', '=', idReservation)
+    .returning(['idArticle', 'count'])
+    .execute();
+}
+
+export async function reservationHoldsAny(db: Executor, idReservation: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('reservationArticles')
+    .select('idArticle')
+    .where('idReservation', '=', idReservation)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function deleteReservation(db: Executor, idReservation: number): Promise<void> {
+  await db.deleteFrom('reservationArticles').where('idReservation', '=', idReservation).execute();
+  await db.deleteFrom('reservations').where('idReservation', '=', idReservation).execute();
+}
+
+/** Reservations past their expiry (a buyer's, or anyone's), oldest first. */
+export async function expiredReservations(
+  db: Executor,
+  now: number,
+  options: { idBuyer?: number; limit?: number } = {},
+): Promise<Reservation[]> {
+  let q = db.selectFrom('reservations').selectAll().where('expiresAt', '<=', now);
+  if (options.idBuyer !== undefined) q = q.where('idBuyer', '=', options.idBuyer);
+  return q
+    .orderBy('expiresAt')
+    .limit(options.limit ?? 1000)
+    .execute();
+}
+
+export async function sellerReservations(db: Executor, idSeller: number): Promise<Reservation[]> {
+  return db.selectFrom('reservations').selectAll().where('idSeller', '=', idSeller).execute();
+}
+
+/**
+ * Deletes those of these articles that are sold out: no copy available and none reserved (the
+ * stock's rule; their order lines keep what was sold).
+ */
+export async function deleteSoldOutArticles(db: Executor, idArticles: number[]): Promise<void> {
+  if (idArticles.length === 0) return;
+  await db
+    .deleteFrom('articles')
+    .where('idArticle', 'in', idArticles)
+    .where('count', '=', 0)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('reservationArticles as ra')
+            .select('ra.idArticle')
+            .whereRef('ra.idArticle', '=', 'articles.idArticle'),
+        ),
+      ),
+    )
+    .execute();
+}
+
+/** Expired reservations that hold copies of this article (released before refusing an add). */
+export async function expiredReservationsHolding(
+  db: Executor,
+  idArticle: number,
+  now: number,
+): Promise<Reservation[]> {
+  return db
+    .selectFrom('reservations as r')
+    .innerJoin('reservationArticles as ra', 'ra.idReservation', 'r.idReservation')
+    .selectAll('r')
+    .where('ra.idArticle', '=', idArticle)
+    .where('r.expiresAt', '<=', now)
+    .execute();
+}
+
+/** The buyer's reservation that holds this article, if any. */
+export async function buyerReservationHolding(
+  db: Executor,
+  idBuyer: number,
+  idArticle: number,
+): Promise<(Reservation & { reserved: number }) | undefined> {
+  return db
+    .selectFrom('reservations as r')
+    .innerJoin('reservationArticles as ra', 'ra.idReservation', 'r.idReservation')
+    .selectAll('r')
+    .select('ra.count as reserved')
+    .where('r.idBuyer', '=', idBuyer)
+    .where('ra.idArticle', '=', idArticle)
+    .executeTakeFirst();
+}
+
+export interface PostalAddress {
+  name: string;
+  extra: string | null;
+  street: string;
+  zip: string;
+  city: string;
+  country: string;
+}
+
+export async function cartShippingAddress(db: Executor, idBuyer: number): Promise<PostalAddress | undefined> {
+  return db
+    .selectFrom('cartShippingAddresses')
+    .select(['name', 'extra', 'street', 'zip', 'city', 'country'])
+    .where('idUser', '=', idBuyer)
+    .executeTakeFirst();
+}
+
+export async function putCartShippingAddress(db: Executor, idBuyer: number, a: PostalAddress): Promise<void> {
+  await db
+    .insertInto('cartShippingAddresses')
+    .values({ idUser: idBuyer, ...a })
+    .onConflict((oc) => oc.column('idUser').doUpdateSet({ ...a }))
+    .execute();
+}
+
+/**
+ * Locks these articles' rows (a no-op update). A checkout takes them before it claims its lines,
+ * so two checkouts of the last reserved copies of one article run one after the other, and the
+ * second sees the first's lines gone and deletes the sold-out article (else each would see the
+ * other's reservation and neither would).
+ */
+export async function lockArticles(db: Executor, idArticles: number[]): Promise<void> {
+  if (idArticles.length === 0) return;
+  await db
+    .updateTable('articles')
+    .set((eb) => ({ count: eb.ref('count') }))
+    .where(
+      'idArticle',
+      'in',
+      [...new Set(idArticles)].sort((a, b) => a - b),
+    )
+    .execute();
+}

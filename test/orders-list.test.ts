@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { changeCart } from '../src/domain/cart.js';
+import { checkout } from '../src/domain/checkout.js';
+import { payOrder } from '../src/domain/orders.js';
+import { BASE, DIALECTS, startTestServer, type TestServer } from './helpers.js';
+import { buy, createTrader, offer, type Trader } from './trading-helpers.js';
+
+const MANY = 150;
+
+for (const dialect of DIALECTS) {
+  describe(`GET /orders/:actor/:state[/:start] (${dialect})`, () => {
+    let server: TestServer;
+    let seller: Trader;
+    let buyer: Trader;
+    let paid: number[];
+    let bought: number;
+    before(async () => {
+      server = await startTestServer({ dialect });
+      seller = await createTrader(server, { name: 'seller' });
+      buyer = await createTrader(server, { balanceCents: 10_000_000 });
+      // 150 paid orders of one buyer with one seller (paying each before the next checkout, so none
+      // is merged), made through the domain for speed; then one unpaid order.
+      const article = await offer(server, seller.user, { count: MANY + 1, price: 100 });
+      paid = [];
+      for (let i = 0; i < MANY; i++) {
+        await changeCart(server.services, buyer.user.idUser, 'add', [
+          { idArticle: article.idArticle, count: 1 },
+        ]);
+        const [order] = await checkout(server.services, buyer.user.idUser);
+        await payOrder(server.services, order!.order.idOrder);
+        paid.push(order!.order.idOrder);
+      }
+      const [order] = await buy(buyer.api, [[article.idArticle, 1]]);
+      bought = order!.idOrder;
+    });
+    after(() => server.close());
+
+    const ids = (json: { order: Array<{ idOrder: number }> }) => json.order.map((o) => o.idOrder);
+
+    it('a short list answers 200 with every order, by name or by code', async () => {
+      for (const path of [
+        '/orders/seller/bought',
+        '/orders/1/1',
+        '/orders/SELLER/bought',
+        '/orders/seller/1/1',
+      ]) {
+        const res = await seller.api.get(path, { json: true });
+        assert.equal(res.status, 200, `${path}: ${res.text}`);
+        assert.deepEqual(ids(res.json), [bought], path);
+        assert.equal(res.json.order[0].isBuyer, false);
+      }
+      const asBuyer = await buyer.api.get('/orders/2/1', { json: true });
+      assert.deepEqual(ids(asBuyer.json), [bought]);
+      assert.equal(asBuyer.json.order[0].isBuyer, true);
+    });
+
+    it('an empty list answers 204 without a body', async () => {
+      for (const path of [
+        '/orders/seller/sent',
+        '/orders/buyer/cancelled/1',
+        '/orders/seller/lost',
+        '/orders/buyer/paid/1',
+      ]) {
+        const res = await seller.api.get(path);
+        assert.equal(res.status, 204, path);
+        assert.equal(res.text, '');
+      }
+    });
+
+    it('more than 100 without start answers 307 to the first page', async () => {
+      const res = await seller.api.get('/orders/seller/paid');
+      assert.equal(res.status, 307);
+      assert.equal(res.headers.location, `${BASE}/ws/v2.0/orders/seller/paid/1`);
+      assert.equal(res.text, '');
+      const json = await seller.api.get('/orders/1/2', { json: true });
+      assert.equal(json.headers.location, `${BASE}/ws/v2.0/output.json/orders/1/2/1`);
+    });
+
+    it('pages of 100, 1-based, 206 with Content-Range', async () => {
+      const first = await seller.api.get('/orders/seller/paid/1', { json: true });
+      assert.equal(first.status, 206);
+      assert.equal(first.headers['content-range'], `0-99/${MANY}`);
+      assert.deepEqual(ids(first.json), paid.slice(0, 100));
+      const second = await seller.api.get('/orders/seller/paid/101', { json: true });
+      assert.equal(second.status, 206);
+      assert.equal(second.headers['content-range'], `100-149/${MANY}`);
+      assert.deepEqual(ids(second.json), paid.slice(100));
+      const middle = await buyer.api.get('/orders/buyer/paid/51', { json: true });
+      assert.equal(middle.headers['content-range'], '50-149/150');
+      assert.deepEqual(ids(middle.json), paid.slice(50, 150));
+      assert.equal((await seller.api.get('/orders/seller/paid/151')).status, 204);
+    });
+
+    it('in XML each order is an order element', async () => {
+      const res = await seller.api.get('/orders/seller/paid/141');
+      assert.equal(res.status, 206);
+      assert.equal(res.text.match(/<order><idOrder>/g)?.length, 10);
+      assert.match(res.text, /^<\?xml version="1.0" encoding="UTF-8"\?>\n<response><order><idOrder>/);
+    });
+
+    it("lists only the caller's orders", async () => {
+      const stranger = await createTrader(server);
+      assert.equal((await stranger.api.get('/orders/seller/paid/1')).status, 204);
+      assert.equal((await stranger.api.get('/orders/buyer/paid/1')).status, 204);
+      assert.equal((await seller.api.get('/orders/buyer/paid/1')).status, 204, 'the seller bought nothing');
+    });
+
+    it('answers 400 for an unknown actor or state, or a bad start', async () => {
+      for (const [path, field] of [
+        ['/orders/owner/paid', 'actor'],
+        ['/orders/3/paid', 'actor'],
+        ['/orders/seller/shipped', 'state'],
+        ['/orders/seller/16', 'state'],
+        ['/orders/seller/paid/0', 'start'],
+        ['/orders/seller/paid/x', 'start'],
+      ] as const) {
+        const res = await seller.api.get(path, { json: true });
+        assert.equal(res.status, 400, path);
+        assert.equal(res.json.post_data_field, field, path);
+      }
+    });
+
+    it('counts follow the transitions', async () => {
+      const res = await seller.api.put(`/order/${paid[0]}`, '<request><action>send</action></request>');
+      assert.equal(res.status, 200, res.text);
+      const sent = await seller.api.get('/orders/seller/sent', { json: true });
+      assert.deepEqual(ids(sent.json), [paid[0]]);
+      const rest = await seller.api.get('/orders/seller/paid/1');
+      assert.equal(rest.headers['content-range'], `0-99/${MANY - 1}`);
+    });
+  });
+}
