@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_foundation.js';
 import * as m0002 from './0002_catalog_core.js';
+import * as m0003 from './0003_catalog.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from a folder so the same list works
@@ -10,4 +11,5 @@ import * as m0002 from './0002_catalog_core.js';
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_catalog_core': m0002,
+  '0003_catalog': m0003,
 };

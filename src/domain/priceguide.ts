@@ -1,0 +1,125 @@
+import type { Executor } from '../store/db.js';
+import {
+  importedGuides,
+  type OfferFigures,
+  offerFigures,
+  replaceGuides,
+  type SaleFigures,
+  saleFigures,
+  storedGuides,
+} from '../store/priceguide.js';
+import type { ImportedPriceGuidesTable, PriceGuidesTable } from '../store/schema.js';
+import { putSetting } from '../store/settings.js';
+import type { DomainContext } from './context.js';
+
+/**
+ * The price guide (`priceGuides`, cents), computed from the marketplace's own data:
+ *  - from current offers: LOW (cheapest non-foil), LOWEX (cheapest non-foil in EX or better, or
+ *    sealed), LOWFOIL (cheapest foil), AVG (average non-foil asking price, weighted by copies),
+ *    LOWGERMAN (cheapest non-foil of a professional seller in Germany);
+ *  - from sales (order lines of orders paid, sent or received, dated by payment): SELL and SELLFOIL
+ *    (average sale price of all time), AVG1/AVG7/AVG30 and their foil forms (average over the last
+ *    1, 7 and 30 days), TREND and TRENDFOIL (the 7-day average, or the 30-day one when the last
+ *    week saw no sale).
+ * Where the marketplace has no figure of its own, an imported value stands in. SUGGESTED is never
+ * computed. Refreshed for everything by the scheduled job and `cardbazaar priceguide refresh`,
+ * and for a product's guide when an order of it changes state or an article of it is listed.
+ */
+
+type Values = Omit<PriceGuidesTable, 'idProduct' | 'updatedAt'>;
+
+const average = ([sum, copies]: [number, number]): number | null =>
+  copies > 0 ? Math.round(sum / copies) : null;
+
+/** The effective guide of one product, or null when nothing at all is known about it. */
+export function effectiveGuide(
+  offer: OfferFigures | undefined,
+  sales: SaleFigures | undefined,
+  imported: ImportedPriceGuidesTable | undefined,
+): Values | null {
+  const own = {
+    low: offer?.low ?? null,
+    lowEx: offer?.lowEx ?? null,
+    lowFoil: offer?.lowFoil ?? null,
+    lowGerman: offer?.lowGerman ?? null,
+    avg: offer ? average([offer.askSum, offer.askCopies]) : null,
+    sell: sales ? average(sales.all) : null,
+    sellFoil: sales ? average(sales.foilAll) : null,
+    avg1: sales ? average(sales.d1) : null,
+    avg7: sales ? average(sales.d7) : null,
+    avg30: sales ? average(sales.d30) : null,
+    foilAvg1: sales ? average(sales.foilD1) : null,
+    foilAvg7: sales ? average(sales.foilD7) : null,
+    foilAvg30: sales ? average(sales.foilD30) : null,
+  };
+  const trend = own.avg7 ?? own.avg30;
+  const trendFoil = own.foilAvg7 ?? own.foilAvg30;
+  const values: Values = {
+    sell: own.sell ?? imported?.sell ?? null,
+    low: own.low ?? imported?.low ?? null,
+    lowEx: own.lowEx,
+    lowFoil: own.lowFoil ?? imported?.lowFoil ?? null,
+    avg: own.avg,
+    trend: trend ?? imported?.trend ?? null,
+    trendFoil: trendFoil ?? imported?.trendFoil ?? null,
+    sellFoil: own.sellFoil ?? imported?.sellFoil ?? null,
+    lowGerman: own.lowGerman,
+    suggested: null,
+    avg1: own.avg1 ?? imported?.avg1 ?? null,
+    avg7: own.avg7 ?? imported?.avg7 ?? null,
+    avg30: own.avg30 ?? imported?.avg30 ?? null,
+    foilAvg1: own.foilAvg1 ?? imported?.foilAvg1 ?? null,
+    foilAvg7: own.foilAvg7 ?? imported?.foilAvg7 ?? null,
+    foilAvg30: own.foilAvg30 ?? imported?.foilAvg30 ?? null,
+  };
+  return Object.values(values).some((v) => v !== null) ? values : null;
+}
+
+const sameValues = (a: PriceGuidesTable, b: Values) =>
+  (Object.keys(b) as (keyof Values)[]).every((k) => a[k] === b[k]);
+
+/**
+ * Recomputes the guides of `idProducts` (all products when omitted) on `db`; only guides whose
+ * values changed are written. Returns how many changed.
+ */
+export async function recomputeGuides(db: Executor, now: number, idProducts?: number[]): Promise<number> {
+  // One after the other: `db` may be a transaction, which is one connection.
+  const offers = await offerFigures(db, idProducts);
+  const sales = await saleFigures(db, now, idProducts);
+  const imported = await importedGuides(db, idProducts);
+  const stored = await storedGuides(db, idProducts);
+  const offerOf = new Map(offers.map((o) => [o.idProduct, o]));
+  const salesOf = new Map(sales.map((s) => [s.idProduct, s]));
+  const importedOf = new Map(imported.map((i) => [i.idProduct, i]));
+  const storedOf = new Map(stored.map((s) => [s.idProduct, s]));
+  const ids = new Set<number>([
+    ...offerOf.keys(),
+    ...salesOf.keys(),
+    ...importedOf.keys(),
+    ...storedOf.keys(),
+  ]);
+  const changedIds: number[] = [];
+  const rows: PriceGuidesTable[] = [];
+  for (const id of ids) {
+    const values = effectiveGuide(offerOf.get(id), salesOf.get(id), importedOf.get(id));
+    const old = storedOf.get(id);
+    if (values === null ? old === undefined : old !== undefined && sameValues(old, values)) continue;
+    changedIds.push(id);
+    if (values) rows.push({ idProduct: id, ...values, updatedAt: now });
+  }
+  await replaceGuides(db, changedIds, rows);
+  return changedIds.length;
+}
+
+/** The settings key holding when the whole guide was last computed (epoch ms, marketplace time). */
+export const PRICE_GUIDE_REFRESHED_SETTING = 'priceGuideRefreshedAt';
+
+/** Recomputes every product's guide in one transaction; returns how many guides changed. */
+export async function refreshPriceGuide(ctx: DomainContext): Promise<number> {
+  const now = ctx.clock.now();
+  return ctx.database.transaction(async (tx) => {
+    const changed = await recomputeGuides(tx, now);
+    await putSetting(tx, PRICE_GUIDE_REFRESHED_SETTING, String(now));
+    return changed;
+  });
+}
