@@ -21,6 +21,7 @@ export interface Config {
   logLevel: string;
   demoData: boolean;
   redisUrl: string | undefined;
+  priceGuideRefreshMinutes: number;
 }
 
 interface Setting<K extends keyof Config> {
@@ -200,6 +201,15 @@ export const SETTINGS = [
       'Redis for state shared by several instances (OAuth nonces, limits); unset keeps it in process memory.',
     default: undefined,
     parse: optional,
+  }),
+  setting({
+    key: 'priceGuideRefreshMinutes',
+    env: 'PRICE_GUIDE_REFRESH_MINUTES',
+    flag: '--price-guide-refresh-minutes',
+    description:
+      'How often `serve` recomputes the whole price guide from offers and sales, in minutes; 0 turns the schedule off (`cardbazaar priceguide refresh` still works).',
+    default: '60',
+    parse: int(0, 7 * 24 * 60),
   }),
 ] as const;
 

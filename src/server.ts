@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { describeApps } from './auth/apps.js';
 import type { Config } from './config.js';
+import { startPriceGuideJob } from './domain/priceguide.js';
 import { seedDemo } from './seed/index.js';
 import { createServices, type Services } from './services.js';
 import { countUsers, findUserByUsername } from './store/users.js';
@@ -36,6 +37,9 @@ export async function startServer(
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     services.events.start();
+    const stopPriceGuide = startPriceGuideJob(services, config.priceGuideRefreshMinutes, (err) =>
+      services.log.error({ err }, 'price guide refresh failed'),
+    );
     if (config.mode === 'sandbox' && config.demoData) await printDemoCredentials(services, url, out);
     out(`cardbazaar (${config.mode}) listening on ${url}/ws/v2.0 — data in ${services.database.location}`);
 
@@ -43,6 +47,7 @@ export async function startServer(
     const stop = () => {
       stopping ??= (async () => {
         await app.close();
+        await stopPriceGuide();
         await services.close();
       })();
       return stopping;

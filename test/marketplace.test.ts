@@ -174,9 +174,7 @@ for (const dialect of DIALECTS) {
     after(() => server.close());
 
     const offers = (query = '', client = api) =>
-      client.get(`/articles/${card.idProduct}${query ? `?${query}` : ''}`, { json: true }) as Promise<
-        Json & { status: number; headers: Record<string, unknown>; json: any }
-      >;
+      client.get(`/articles/${card.idProduct}${query ? `?${query}` : ''}`, { json: true });
 
     it('lists offers cheapest first, without sold-out articles or sellers on vacation', async () => {
       const res = await offers();

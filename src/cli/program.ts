@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerAppCommands } from './apps.js';
+import { registerCatalogCommands } from './catalog.js';
 import { registerClockCommands } from './clock.js';
 import { addSettingOptions } from './context.js';
 import { registerCouponCommands } from './coupons.js';
@@ -18,6 +19,7 @@ export function buildCli(): Command {
   registerAppCommands(program);
   registerCouponCommands(program);
   registerClockCommands(program);
+  registerCatalogCommands(program);
   registerRequestCommand(program);
   return program;
 }

@@ -9,8 +9,9 @@ import {
   storedGuides,
 } from '../store/priceguide.js';
 import type { ImportedPriceGuidesTable, PriceGuidesTable } from '../store/schema.js';
-import { putSetting } from '../store/settings.js';
+import { getSetting, putSetting } from '../store/settings.js';
 import type { DomainContext } from './context.js';
+import { EVENTS, type EventDispatcher } from './events.js';
 
 /**
  * The price guide (`priceGuides`, cents), computed from the marketplace's own data:
@@ -122,4 +123,64 @@ export async function refreshPriceGuide(ctx: DomainContext): Promise<number> {
     await putSetting(tx, PRICE_GUIDE_REFRESHED_SETTING, String(now));
     return changed;
   });
+}
+
+/**
+ * Keeps a product's guide current as the marketplace moves: an order changing state (a sale
+ * arriving or going away) and an article being listed or made cheaper recompute the guides of the
+ * products concerned, in the event's transaction. The scheduled refresh catches everything else
+ * (articles sold out or made dearer, the days moving on).
+ */
+export function registerPriceGuideHandlers(events: EventDispatcher): void {
+  events.on(EVENTS.orderStateChanged, async (ctx, tx, payload) => {
+    const idOrder = (payload as { idOrder?: unknown }).idOrder;
+    if (typeof idOrder !== 'number') return;
+    const rows = await tx
+      .selectFrom('orderArticles')
+      .select('idProduct')
+      .where('idOrder', '=', idOrder)
+      .execute();
+    await recomputeGuides(tx, ctx.clock.now(), [...new Set(rows.map((r) => r.idProduct))]);
+  });
+  events.on(EVENTS.articleListed, async (ctx, tx, payload) => {
+    const idArticle = (payload as { idArticle?: unknown }).idArticle;
+    if (typeof idArticle !== 'number') return;
+    const row = await tx
+      .selectFrom('articles')
+      .select('idProduct')
+      .where('idArticle', '=', idArticle)
+      .executeTakeFirst();
+    if (row) await recomputeGuides(tx, ctx.clock.now(), [row.idProduct]);
+  });
+}
+
+/**
+ * The scheduled refresh: checks every minute (or sooner for short intervals) whether the whole
+ * guide is older than `intervalMinutes` and recomputes it if so. The time of the last refresh is a
+ * setting, so several instances share one schedule. Returns the function that stops it.
+ */
+export function startPriceGuideJob(
+  ctx: DomainContext,
+  intervalMinutes: number,
+  onError: (err: unknown) => void,
+): () => Promise<void> {
+  if (intervalMinutes <= 0) return async () => {};
+  const interval = intervalMinutes * 60_000;
+  let running: Promise<void> | undefined;
+  const tick = () => {
+    running ??= (async () => {
+      const last = Number((await getSetting(ctx.database.db, PRICE_GUIDE_REFRESHED_SETTING)) ?? 0);
+      if (ctx.clock.now() - last >= interval) await refreshPriceGuide(ctx);
+    })()
+      .catch(onError)
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  const timer = setInterval(tick, Math.min(interval, 60_000));
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
 }

@@ -7,7 +7,17 @@
 
 const LIGATURES: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ł: 'l', þ: 'th' };
 
+// Most names are plain ASCII: they skip Unicode normalization, the costly part of folding.
+const PLAIN = /^[\x20-\x7e]*$/;
+
 export function foldWords(text: string): string[] {
+  if (PLAIN.test(text)) {
+    return text
+      .toLowerCase()
+      .replace(/['`]/g, '')
+      .split(/[^a-z0-9]+/)
+      .filter((w) => w !== '');
+  }
   const folded = text
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')

@@ -1,5 +1,6 @@
-import { CompiledQuery, SqliteAdapter } from 'kysely';
-import type { Executor } from './db.js';
+import { CompiledQuery, type Kysely, SqliteAdapter } from 'kysely';
+import { type Executor, sqliteHandles } from './db.js';
+import type { DB } from './schema.js';
 
 /**
  * Multi-row inserts for loading many rows (demo data, imports): one statement per few hundred rows,
@@ -11,8 +12,11 @@ const MAX_PARAMETERS = 30_000;
 const MAX_ROWS = 1_000;
 
 export interface InsertManyOptions {
-  /** `nothing`: rows whose key exists are skipped (idempotent loads). */
-  onConflict?: 'nothing';
+  /**
+   * `nothing`: rows whose key exists are skipped (idempotent loads). `{ key, update }`: rows whose
+   * `key` exists update the `update` columns instead (upserts).
+   */
+  onConflict?: 'nothing' | { key: readonly string[]; update: readonly string[] };
 }
 
 const sqlCache = new Map<string, string>();
@@ -24,7 +28,8 @@ function insertSql(
   rows: number,
   options: InsertManyOptions,
 ): string {
-  const key = `${sqlite ? 's' : 'p'}|${table}|${columns.join(',')}|${rows}|${options.onConflict ?? ''}`;
+  const conflict = conflictClause(options);
+  const key = `${sqlite ? 's' : 'p'}|${table}|${columns.join(',')}|${rows}|${conflict}`;
   let text = sqlCache.get(key);
   if (text) return text;
   const tuples: string[] = [];
@@ -33,12 +38,18 @@ function insertSql(
     const slots = columns.map(() => (sqlite ? '?' : `$${++n}`));
     tuples.push(`(${slots.join(',')})`);
   }
-  text =
-    `insert into "${table}" (${columns.map((c) => `"${c}"`).join(',')}) values ${tuples.join(',')}` +
-    (options.onConflict === 'nothing' ? ' on conflict do nothing' : '');
+  text = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(',')}) values ${tuples.join(',')}${conflict}`;
   if (sqlCache.size > 200) sqlCache.clear();
   sqlCache.set(key, text);
   return text;
+}
+
+function conflictClause({ onConflict }: InsertManyOptions): string {
+  if (onConflict === undefined) return '';
+  if (onConflict === 'nothing') return ' on conflict do nothing';
+  const key = onConflict.key.map((c) => `"${c}"`).join(',');
+  const set = onConflict.update.map((c) => `"${c}" = excluded."${c}"`).join(',');
+  return ` on conflict (${key}) do update set ${set}`;
 }
 
 export async function insertMany(
@@ -63,5 +74,22 @@ export async function insertMany(
     await db.executeQuery(
       CompiledQuery.raw(insertSql(sqlite, table, columns, chunk.length, options), params),
     );
+  }
+}
+
+/**
+ * Runs a bulk load with a large SQLite page cache (256 MB instead of 2 MB): inserting into big
+ * indexes in random key order otherwise spends its time re-reading index pages. PostgreSQL sizes
+ * its own buffers; nothing changes there.
+ */
+export async function withBulkLoad<T>(db: Kysely<DB>, fn: () => Promise<T>): Promise<T> {
+  const raw = sqliteHandles.get(db);
+  if (!raw) return fn();
+  const previous = raw.pragma('cache_size', { simple: true }) as number;
+  raw.pragma('cache_size = -262144');
+  try {
+    return await fn();
+  } finally {
+    raw.pragma(`cache_size = ${Number(previous)}`);
   }
 }

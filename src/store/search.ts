@@ -22,8 +22,9 @@ export function indexRows(entries: readonly IndexEntry[]): { names: unknown[][];
     for (const [lang, name] of Object.entries(e.names)) {
       if (name === undefined) continue;
       const idLanguage = Number(lang);
-      names.push([e.idProduct, idLanguage, e.idGame, foldName(name)]);
-      for (const word of new Set(foldWords(name))) words.push([idLanguage, word, e.idGame, e.idProduct]);
+      const folded = foldWords(name);
+      names.push([e.idProduct, idLanguage, e.idGame, folded.join(' ')]);
+      for (const word of new Set(folded)) words.push([idLanguage, word, e.idGame, e.idProduct]);
     }
   }
   return { names, words };
