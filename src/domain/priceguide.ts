@@ -154,6 +154,14 @@ export function registerPriceGuideHandlers(events: EventDispatcher): void {
   });
 }
 
+/** Refreshes the whole guide if its last refresh is `intervalMinutes` old; says whether it did. */
+export async function refreshPriceGuideIfDue(ctx: DomainContext, intervalMinutes: number): Promise<boolean> {
+  const last = Number((await getSetting(ctx.database.db, PRICE_GUIDE_REFRESHED_SETTING)) ?? 0);
+  if (ctx.clock.now() - last < intervalMinutes * 60_000) return false;
+  await refreshPriceGuide(ctx);
+  return true;
+}
+
 /**
  * The scheduled refresh: checks every minute (or sooner for short intervals) whether the whole
  * guide is older than `intervalMinutes` and recomputes it if so. The time of the last refresh is a
@@ -166,12 +174,9 @@ export function startPriceGuideJob(
 ): () => Promise<void> {
   if (intervalMinutes <= 0) return async () => {};
   const interval = intervalMinutes * 60_000;
-  let running: Promise<void> | undefined;
+  let running: Promise<unknown> | undefined;
   const tick = () => {
-    running ??= (async () => {
-      const last = Number((await getSetting(ctx.database.db, PRICE_GUIDE_REFRESHED_SETTING)) ?? 0);
-      if (ctx.clock.now() - last >= interval) await refreshPriceGuide(ctx);
-    })()
+    running ??= refreshPriceGuideIfDue(ctx, intervalMinutes)
       .catch(onError)
       .finally(() => {
         running = undefined;
