@@ -1,9 +1,11 @@
 // The bare baseline: node:http answering fixed bytes on every request, nothing else. Started by
 // bench/run.ts on the same core as cardbazaar, so the ratio measures our whole request path.
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 
-const [port, contentType, bodyBase64] = process.argv.slice(2);
-const body = Buffer.from(bodyBase64, 'base64');
+// The body comes base64 in the argument, or as `@file` (one argument may hold at most 128 KB).
+const [port, contentType, bodyArg] = process.argv.slice(2);
+const body = bodyArg.startsWith('@') ? readFileSync(bodyArg.slice(1)) : Buffer.from(bodyArg, 'base64');
 const server = createServer((req, res) => {
   req.resume();
   req.on('end', () => {

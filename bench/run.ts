@@ -9,7 +9,7 @@
  * --connections C (50), --warmup S (2). BENCH_PORT_BASE moves the ports (default 18080 and up).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -170,6 +170,7 @@ async function runScenario(scenario: Scenario, index: number): Promise<void> {
   const databaseUrl = join(dir, 'bench.sqlite');
   const children: ChildProcess[] = [];
   try {
+    if (scenario.database) copyFileSync(await scenario.database(), databaseUrl);
     const services = await createServices(
       testConfig({ databaseUrl, secretKey: SECRET_KEY, logLevel: 'warn' }),
     );
@@ -211,6 +212,8 @@ async function runScenario(scenario: Scenario, index: number): Promise<void> {
       );
     }
     const contentType = res.headers.get('content-type') ?? 'application/xml';
+    const bodyFile = join(dir, 'baseline-body');
+    writeFileSync(bodyFile, body);
     children.push(
       await start(
         pin(1, [
@@ -218,7 +221,7 @@ async function runScenario(scenario: Scenario, index: number): Promise<void> {
           'bench/baseline.mjs',
           String(port + 1),
           contentType,
-          body.toString('base64'),
+          `@${bodyFile}`,
         ]),
         process.env,
         () => false,
