@@ -216,13 +216,7 @@ async function runScenario(scenario: Scenario, index: number): Promise<void> {
     writeFileSync(bodyFile, body);
     children.push(
       await start(
-        pin(1, [
-          process.execPath,
-          'bench/baseline.mjs',
-          String(port + 1),
-          contentType,
-          `@${bodyFile}`,
-        ]),
+        pin(1, [process.execPath, 'bench/baseline.mjs', String(port + 1), contentType, `@${bodyFile}`]),
         process.env,
         () => false,
       ),

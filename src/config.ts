@@ -21,7 +21,7 @@ export interface Config {
   logLevel: string;
   demoData: boolean;
   redisUrl: string | undefined;
-  priceGuideRefreshMinutes: number;
+  priceGuideMinutes: number;
 }
 
 interface Setting<K extends keyof Config> {
@@ -203,9 +203,9 @@ export const SETTINGS = [
     parse: optional,
   }),
   setting({
-    key: 'priceGuideRefreshMinutes',
-    env: 'PRICE_GUIDE_REFRESH_MINUTES',
-    flag: '--price-guide-refresh-minutes',
+    key: 'priceGuideMinutes',
+    env: 'PRICE_GUIDE_MINUTES',
+    flag: '--price-guide-minutes',
     description:
       'How often `serve` recomputes the whole price guide from offers and sales, in minutes; 0 turns the schedule off (`cardbazaar priceguide refresh` still works).',
     default: '60',

@@ -37,7 +37,7 @@ export async function startServer(
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     services.events.start();
-    const stopPriceGuide = startPriceGuideJob(services, config.priceGuideRefreshMinutes, (err) =>
+    const stopPriceGuide = startPriceGuideJob(services, config.priceGuideMinutes, (err) =>
       services.log.error({ err }, 'price guide refresh failed'),
     );
     if (config.mode === 'sandbox' && config.demoData) await printDemoCredentials(services, url, out);

@@ -111,7 +111,7 @@ export async function findProducts(
 ): Promise<{ total: number; products: ProductInfo[] }> {
   const db = ctx.database.db;
   const hits = await searchProducts(db, searchQuery(input));
-  const page = hits.slice(window.offset, window.offset + window.limit).map((h) => h.idProduct);
+  const page = hits.slice(window.offset, window.offset + window.limit);
   return { total: hits.length, products: await loadProductInfos(db, page) };
 }
 
@@ -129,7 +129,7 @@ export async function metaproductWithPrintings(
   return view;
 }
 
-/** Metaproducts whose printings match a search, in the order of their best-matching printing. */
+/** Metaproducts whose printings match a search, in the order of their first matching printing. */
 export async function findMetaproducts(
   ctx: DomainContext,
   input: FindInput,
@@ -140,7 +140,7 @@ export async function findMetaproducts(
   if (hits.length === 0) return { total: 0, metaproducts: [] };
   const metaOf = new Map<number, number | null>();
   for (let i = 0; i < hits.length; i += 500) {
-    const ids = hits.slice(i, i + 500).map((h) => h.idProduct);
+    const ids = hits.slice(i, i + 500);
     const rows = await db
       .selectFrom('products')
       .select(['idProduct', 'idMetaproduct'])
@@ -151,7 +151,7 @@ export async function findMetaproducts(
   const ordered: number[] = [];
   const seen = new Set<number>();
   for (const h of hits) {
-    const m = metaOf.get(h.idProduct);
+    const m = metaOf.get(h);
     if (m === null || m === undefined || seen.has(m)) continue;
     seen.add(m);
     ordered.push(m);

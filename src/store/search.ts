@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { foldName, foldWords, prefixUpperBound } from '../domain/search-text.js';
 import { insertMany } from './bulk.js';
 import type { Executor } from './db.js';
@@ -52,54 +51,38 @@ export interface SearchQuery {
   idGame?: number;
 }
 
-export interface SearchHit {
-  idProduct: number;
-  /** The folded name that matched, for ordering. */
-  name: string;
-}
-
 /**
- * Products whose name in `idLanguage` matches, ordered by that name then id. Exact: the folded
- * name equals the folded search string. Otherwise every word of the search string must start a
- * word of the name: the longest word selects candidates by an index range, the others filter them
- * on the folded name (`' ' || name` contains `' ' || word`).
+ * Ids of the products whose name in `idLanguage` matches, ascending (the order the real API lists
+ * found printings in). Exact: the folded name equals the folded search string. Otherwise every word
+ * of the search string must start a word of the name: each word is one range of the word index
+ * (covering, contiguous), and the ranges are intersected.
  */
-export async function searchProducts(db: Executor, q: SearchQuery): Promise<SearchHit[]> {
+export async function searchProducts(db: Executor, q: SearchQuery): Promise<number[]> {
   if (q.exact) {
     let query = db
       .selectFrom('productSearchNames')
-      .select(['idProduct', 'name'])
+      .select('idProduct')
       .where('idLanguage', '=', q.idLanguage)
       .where('name', '=', foldName(q.text));
     if (q.idGame !== undefined) query = query.where('idGame', '=', q.idGame);
-    return query.orderBy('idProduct').execute();
+    return (await query.orderBy('idProduct').execute()).map((r) => r.idProduct);
   }
   const words = [...new Set(foldWords(q.text))];
   if (words.length === 0) return [];
-  const driver = words.reduce((a, b) => (b.length > a.length ? b : a));
-  let query = db
-    .selectFrom('productSearchWords as w')
-    .innerJoin('productSearchNames as s', (j) =>
-      j.onRef('s.idProduct', '=', 'w.idProduct').onRef('s.idLanguage', '=', 'w.idLanguage'),
-    )
-    .select(['s.idProduct', 's.name'])
-    .where('w.idLanguage', '=', q.idLanguage)
-    .where('w.word', '>=', driver)
-    .where('w.word', '<', prefixUpperBound(driver));
-  if (q.idGame !== undefined) query = query.where('w.idGame', '=', q.idGame);
-  for (const other of words) {
-    if (other === driver) continue;
-    // Folded text holds only letters, digits and spaces, so LIKE's wildcards cannot appear in it.
-    query = query.where(sql<string>`' ' || ${sql.ref('s.name')}`, 'like', `% ${other}%`);
-  }
+  const range = (word: string) => {
+    let query = db
+      .selectFrom('productSearchWords')
+      .select('idProduct')
+      .where('idLanguage', '=', q.idLanguage)
+      .where('word', '>=', word)
+      .where('word', '<', prefixUpperBound(word));
+    if (q.idGame !== undefined) query = query.where('idGame', '=', q.idGame);
+    return query;
+  };
+  let query = range(words[0]!);
+  for (const word of words.slice(1)) query = query.intersect(range(word));
   const rows = await query.execute();
-  const seen = new Set<number>();
-  const hits: SearchHit[] = [];
-  for (const r of rows) {
-    if (seen.has(r.idProduct)) continue;
-    seen.add(r.idProduct);
-    hits.push(r);
-  }
-  hits.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.idProduct - b.idProduct));
-  return hits;
+  // One word alone may start several words of a name; the intersection is already distinct.
+  const ids = words.length === 1 ? [...new Set(rows.map((r) => r.idProduct))] : rows.map((r) => r.idProduct);
+  return ids.sort((a, b) => a - b);
 }
