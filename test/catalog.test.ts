@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createAccessToken } from '../src/auth/apps.js';
 import { refreshPriceGuide } from '../src/domain/priceguide.js';
 import { insertExpansion, insertMetaproduct, insertProduct } from '../src/store/catalog.js';
 import type { ProductsTable } from '../src/store/schema.js';
@@ -317,6 +318,48 @@ for (const dialect of DIALECTS) {
         [DRUM, DRUM_REPRINT],
       );
       assert.equal((await api.get('/metaproducts/1', { json: true })).status, 404);
+    });
+
+    it('every catalog and marketplace resource answers dedicated, widget and third-party apps, in XML and JSON', async () => {
+      const buyer = await createTestUser(server);
+      const third = await createTestApp(
+        server,
+        await createTestUser(server, { accountType: 'professional' }),
+        'thirdParty',
+      );
+      const token = await createAccessToken(server.services, { idApp: third.idApp, idUser: buyer.idUser });
+      const thirdParty = new ApiClient(server, {
+        ...third,
+        accessToken: token.token,
+        accessTokenSecret: token.secret,
+        idUser: buyer.idUser,
+      });
+      const paths: [string, string][] = [
+        ['/games', 'game'],
+        ['/games/1/expansions', 'expansion'],
+        [`/expansions/${BNG}/singles`, 'expansion'],
+        [`/products/${DRUM}`, 'product'],
+        ['/products/find?search=springleaf', 'product'],
+        ['/metaproducts/7204395', 'metaproduct'],
+        ['/metaproducts/find?search=springleaf', 'metaproduct'],
+        [`/articles/${DRUM}`, 'article'],
+        [`/users/${api.cred.idUser}`, 'user'],
+        ['/users/find?search=user', 'user'],
+        ['/productlist', 'productsfile'],
+      ];
+      for (const client of [api, widget, thirdParty]) {
+        for (const [path, key] of paths) {
+          const json = await client.get(path, { json: true });
+          assert.ok(
+            json.status === 200 || json.status === 206,
+            `${client.cred.kind} ${path}: ${json.status} ${json.text}`,
+          );
+          assert.ok(key in json.json, `${path} has ${key}`);
+          const xml = await client.get(path);
+          assert.equal(xml.status, json.status, `${client.cred.kind} ${path} (XML)`);
+          assert.match(xml.text, new RegExp(`^<\\?xml[^>]*>\\s*<response><${key}>`), path);
+        }
+      }
     });
 
     it('GET /metaproducts/find groups matching printings under their metaproduct', async () => {

@@ -257,6 +257,19 @@ for (const dialect of DIALECTS) {
       assert.equal(g?.trend, 500);
     });
 
+    it('follows a new or cheaper article as soon as it is listed (event)', async () => {
+      const lister = await createTestUser(server);
+      const article = await createArticle(server, lister, importedOnly, { price: 50 });
+      await server.services.database.transaction((tx) =>
+        appendEvent(tx, EVENTS.articleListed, { idArticle: article.idArticle }, server.clock.now()),
+      );
+      await server.services.events.deliverPending();
+      const g = await guide(importedOnly.idProduct);
+      assert.equal(g?.low, 50, 'its own offer now stands before the imported low');
+      assert.equal(g?.avg, 50);
+      assert.equal(g?.trend, 140, 'still the imported trend: no sales of its own');
+    });
+
     it('refreshes on schedule only when the last refresh is as old as the interval', async () => {
       assert.equal(await refreshPriceGuideIfDue(server.services, 60), false);
       const seller2 = await createTestUser(server);
