@@ -24,7 +24,7 @@ import type { Scenario } from '../scenario.js';
  * Building the large one takes minutes, so each is built once into `bench/.cache/` under a key of
  * the generator version and the migrations, and copied for every run.
  */
-const GENERATOR_VERSION = 'catalog-v2';
+const GENERATOR_VERSION = 'catalog-v3';
 const HOT_PRODUCT = 999_001;
 const HOT_OFFERS = 1_500;
 const CACHE_DIR = join(import.meta.dirname, '..', '.cache');

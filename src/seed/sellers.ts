@@ -19,6 +19,8 @@ export interface SellerPlan {
   lastName: string;
   company: string | undefined;
   city: string;
+  street: string;
+  zip: string;
   reputation: number;
   shipsFast: number;
   sellCount: number;
@@ -85,6 +87,24 @@ const COUNTRIES: readonly (readonly [string, number, string[], string[], string[
   ['IE', 1, ['Conor', 'Aoife'], ['Murphy', 'Kelly'], ['Dublin', 'Cork']],
 ];
 
+const STREETS: Record<string, string> = {
+  D: 'Hauptstraße',
+  FR: 'Rue de la République',
+  IT: 'Via Roma',
+  ES: 'Calle Mayor',
+  NL: 'Dorpsstraat',
+  AT: 'Hauptplatz',
+  GB: 'High Street',
+  BE: 'Kerkstraat',
+  PL: 'ul. Długa',
+  PT: 'Rua Augusta',
+  SE: 'Storgatan',
+  CH: 'Bahnhofstrasse',
+  CZ: 'Hlavní',
+  DK: 'Vestergade',
+  IE: 'Main Street',
+};
+
 /** Generated sellers at a scale: 40 at scale 1, at least 12. */
 export function sellerCount(scale: number): number {
   return Math.max(12, Math.round(40 * scale));
@@ -111,6 +131,8 @@ export function planSellers(scale: number): SellerPlan[] {
       lastName: rng.pick(lastNames),
       company: commercial ? `${handle[0]!.toUpperCase()}${handle.slice(1)} ${rng.pick(cities)}` : undefined,
       city: rng.pick(cities),
+      street: `${STREETS[country] ?? 'Main Street'} ${rng.int(1, 120)}`,
+      zip: String(rng.int(1000, 99999)).padStart(5, '0'),
       reputation:
         sellCount < 5
           ? 0
@@ -171,8 +193,8 @@ export async function seedSellers(
         lastName: s.lastName,
         company: s.company,
         city: s.city,
-        street: 'Hauptstraße 1',
-        zip: '10115',
+        street: s.street,
+        zip: s.zip,
         email: `${s.username}@demo.cardbazaar.test`,
       });
       await updateUser(db, user.idUser, {
