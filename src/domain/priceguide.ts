@@ -115,15 +115,26 @@ export async function recomputeGuides(db: Executor, now: number, idProducts?: nu
 /** The settings key holding when the whole guide was last computed (epoch ms, marketplace time). */
 export const PRICE_GUIDE_REFRESHED_SETTING = 'priceGuideRefreshedAt';
 
-/** Recomputes every product's guide in one transaction; returns how many guides changed. */
+/**
+ * Recomputes every product's guide; returns how many guides changed. Products are taken a thousand
+ * at a time, each batch one short transaction: a marketplace of a million offers is never one long
+ * query or one long lock, so requests go on being answered meanwhile.
+ */
 export async function refreshPriceGuide(ctx: DomainContext): Promise<number> {
   const now = ctx.clock.now();
-  return ctx.database.transaction(async (tx) => {
-    const changed = await recomputeGuides(tx, now);
-    await putSetting(tx, PRICE_GUIDE_REFRESHED_SETTING, String(now));
-    return changed;
-  });
+  const ids = (
+    await ctx.database.db.selectFrom('products').select('idProduct').orderBy('idProduct').execute()
+  ).map((r) => r.idProduct);
+  let changed = 0;
+  for (let i = 0; i < ids.length; i += REFRESH_BATCH) {
+    const batch = ids.slice(i, i + REFRESH_BATCH);
+    changed += await ctx.database.transaction((tx) => recomputeGuides(tx, now, batch));
+  }
+  await putSetting(ctx.database.db, PRICE_GUIDE_REFRESHED_SETTING, String(now));
+  return changed;
 }
+
+const REFRESH_BATCH = 1000;
 
 /**
  * Keeps a product's guide current as the marketplace moves: an order changing state (a sale
