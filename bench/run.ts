@@ -9,7 +9,7 @@
  * --connections C (50), --warmup S (2). BENCH_PORT_BASE moves the ports (default 18080 and up).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -182,6 +182,7 @@ async function runScenario(scenario: Scenario, index: number): Promise<void> {
   const databaseUrl = join(dir, 'bench.sqlite');
   const children: ChildProcess[] = [];
   try {
+    if (scenario.database) copyFileSync(await scenario.database(), databaseUrl);
     const services = await createServices(
       testConfig({ databaseUrl, secretKey: SECRET_KEY, logLevel: 'warn' }),
     );

@@ -17,6 +17,11 @@ export interface Scenario<T = unknown> {
   name: string;
   /** What this measures, one line, printed with the result. */
   description: string;
+  /**
+   * A prepared database file to start from, copied into the run's directory before `prepare` (for
+   * data that takes long to build; the scenario caches it).
+   */
+  database?(): Promise<string>;
   /** Fills the database; the server is started on it afterwards. */
   prepare(services: Services): Promise<T>;
   /** Called for every request (a write scenario may vary the body). */

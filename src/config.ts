@@ -38,6 +38,7 @@ export interface Config {
   reservationExpiryMs: number;
   /** How long after an order's last state change `cancel` becomes possible (trading). */
   cancelWaitingPeriodMs: number;
+  priceGuideMinutes: number;
 }
 
 interface Setting<K extends keyof Config> {
@@ -346,6 +347,15 @@ export const SETTINGS = [
       'How long after its last state change an order may be cancelled with `cancel` (the seller of an unpaid order, the buyer of a paid one), e.g. 7d.',
     default: '7d',
     parse: duration(0),
+  }),
+  setting({
+    key: 'priceGuideMinutes',
+    env: 'PRICE_GUIDE_MINUTES',
+    flag: '--price-guide-minutes',
+    description:
+      'How often `serve` recomputes the whole price guide from offers and sales, in minutes; 0 turns the schedule off (`cardbazaar priceguide refresh` still works).',
+    default: '60',
+    parse: int(0, 7 * 24 * 60),
   }),
 ] as const;
 

@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import { describeApps } from './auth/apps.js';
 import type { Config } from './config.js';
 import { startReservationSweeper } from './domain/cart.js';
+import { startPriceGuideJob } from './domain/priceguide.js';
 import { seedDemo } from './seed/index.js';
 import { createServices, type Services } from './services.js';
 import { countUsers, findUserByUsername } from './store/users.js';
@@ -38,6 +39,9 @@ export async function startServer(
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     services.events.start();
     const stopSweeper = startReservationSweeper(services);
+    const stopPriceGuide = startPriceGuideJob(services, config.priceGuideMinutes, (err) =>
+      services.log.error({ err }, 'price guide refresh failed'),
+    );
     if (config.mode === 'sandbox' && config.demoData) await printDemoCredentials(services, url, out);
     out(`cardbazaar (${config.mode}) listening on ${url}/ws/v2.0 — data in ${services.database.location}`);
 
@@ -46,6 +50,7 @@ export async function startServer(
       stopping ??= (async () => {
         await app.close();
         await stopSweeper();
+        await stopPriceGuide();
         await services.close();
       })();
       return stopping;

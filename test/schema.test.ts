@@ -35,6 +35,10 @@ const DECLARED = [
   'orderEvaluations',
   'orderCounts',
   'sellerStats',
+  'expansionNames',
+  'productSearchNames',
+  'productSearchWords',
+  'importedPriceGuides',
 ];
 
 for (const dialect of DIALECTS) {

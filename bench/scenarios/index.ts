@@ -4,6 +4,7 @@ import { messageThreadScenario } from './messages.js';
 import { stockPostScenario, stockPutScenario } from './stock.js';
 import { checkoutScenario } from './checkout.js';
 import { orders1mScenario, orders10kScenario } from './orders.js';
+import { offersLargeScenario, offersSmallScenario, productSearchScenario } from './catalog.js';
 
 /** Every benchmark scenario, in the order `npm run bench` runs them. */
 export const scenarios: Scenario<never>[] = [
@@ -15,4 +16,7 @@ export const scenarios: Scenario<never>[] = [
   orders10kScenario as Scenario<never>,
   orders1mScenario as Scenario<never>,
   checkoutScenario as Scenario<never>,
+  productSearchScenario as Scenario<never>,
+  offersSmallScenario as Scenario<never>,
+  offersLargeScenario as Scenario<never>,
 ];

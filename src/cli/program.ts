@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerAppCommands } from './apps.js';
+import { registerCatalogCommands } from './catalog.js';
 import { registerClockCommands } from './clock.js';
 import { addSettingOptions } from './context.js';
 import { registerCouponCommands } from './coupons.js';
@@ -21,6 +22,7 @@ export function buildCli(): Command {
   registerCouponCommands(program);
   registerClockCommands(program);
   registerOrderCommands(program);
+  registerCatalogCommands(program);
   registerRequestCommand(program);
   registerLimitsCommands(program);
   return program;

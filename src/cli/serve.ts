@@ -4,6 +4,7 @@ import { serveForever } from '../server.js';
 import { openDatabase } from '../store/db.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { configFrom, reportErrors, withServices } from './context.js';
+import { progressBar } from './progress.js';
 
 export function registerServeCommands(program: Command): void {
   program
@@ -40,7 +41,9 @@ export function registerServeCommands(program: Command): void {
         if (!opts.demo) throw new Error('say what to seed: --demo');
         const scale = Number(opts.scale);
         if (!Number.isFinite(scale) || scale <= 0) throw new Error('--scale must be a positive number');
-        await withServices(cmd, (services) => seedDemo(services, { out: (l) => console.log(l), scale }));
+        await withServices(cmd, (services) =>
+          seedDemo(services, { out: (l) => console.log(l), scale, progress: progressBar() }),
+        );
       }),
     );
 }

@@ -1,6 +1,7 @@
 import { EVENTS, type EventDispatcher } from './events.js';
 import { alertWantsOfListedArticle } from './want-alerts.js';
 import { startExportBuild } from './exports.js';
+import { registerPriceGuideHandlers } from './priceguide.js';
 
 /**
  * Who reacts to which event. Each feature that reacts to an event registers its handler here, so
@@ -12,4 +13,5 @@ export function registerEventHandlers(events: EventDispatcher): void {
   events.on(EVENTS.exportRequested, (ctx, tx, payload) =>
     startExportBuild(ctx, tx, (payload as { idRequest: number }).idRequest),
   );
+  registerPriceGuideHandlers(events);
 }

@@ -8,6 +8,9 @@ import { exportRoutes } from './exports.js';
 import { stockRoutes } from './stock.js';
 import { orderRoutes } from './orders.js';
 import { shoppingCartRoutes } from './shopping-cart.js';
+import { catalogRoutes } from './catalog.js';
+import { catalogFileRoutes } from './catalog-files.js';
+import { marketplaceRoutes } from './marketplace.js';
 
 /** Every resource group of the API; each module adds its routes to the one router. */
 export function registerRoutes(router: Router, services: Services): void {
@@ -19,4 +22,7 @@ export function registerRoutes(router: Router, services: Services): void {
   exportRoutes(router, services);
   shoppingCartRoutes(router, services);
   orderRoutes(router, services);
+  catalogRoutes(router, services);
+  marketplaceRoutes(router, services);
+  catalogFileRoutes(router, services);
 }

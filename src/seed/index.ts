@@ -1,11 +1,16 @@
 import type { Services } from '../services.js';
 import { seedDemoMessages } from './demo-messages.js';
+import { withBulkLoad } from '../store/bulk.js';
 import { seedDemoUsers } from './demo-users.js';
+import { seedDemoMarketplace } from './marketplace.js';
+import { type Progress, silentProgress } from './progress.js';
 
 export interface SeedOptions {
   out?: (line: string) => void;
   /** Grows the demo catalog and stock for benchmarks (1 = the default demo). */
   scale?: number;
+  /** Where long phases report their progress (the CLI draws a bar). */
+  progress?: Progress;
 }
 
 /**
@@ -17,4 +22,7 @@ export async function seedDemo(services: Services, options: SeedOptions = {}): P
   await seedDemoUsers(services);
   out('Demo users and apps are ready.');
   await seedDemoMessages(services);
+  await withBulkLoad(services.database.db, () =>
+    seedDemoMarketplace(services, options.scale ?? 1, out, options.progress ?? silentProgress),
+  );
 }

@@ -174,7 +174,7 @@ export interface ArticlesTable {
   lastEdited: number;
 }
 
-/** The effective price guide (cents, null where unknown); see migration 0002 for the columns. */
+/** The effective price guide (cents, null where unknown); see migration 0003 for the columns. */
 export interface PriceGuidesTable {
   idProduct: number;
   sell: number | null;
@@ -424,6 +424,48 @@ export interface SellerStatsTable {
   evaluationGradeTotal: number;
 }
 
+/** Localized expansion names (1 EN … 5 IT); English is also `expansions.enName`. */
+export interface ExpansionNamesTable {
+  idExpansion: number;
+  idLanguage: number;
+  name: string;
+}
+
+/** The search index of product names (migration 0003): one folded name per product and language. */
+export interface ProductSearchNamesTable {
+  idProduct: number;
+  idLanguage: number;
+  idGame: number;
+  /** Folded: lower case, accents removed, words joined by single spaces. */
+  name: string;
+}
+
+/** Every folded word of every product name, for prefix searches. */
+export interface ProductSearchWordsTable {
+  idLanguage: number;
+  word: string;
+  idGame: number;
+  idProduct: number;
+}
+
+/** Price guide values from an imported file (cents), the stand-ins where the marketplace has none. */
+export interface ImportedPriceGuidesTable {
+  idProduct: number;
+  sell: number | null;
+  low: number | null;
+  trend: number | null;
+  avg1: number | null;
+  avg7: number | null;
+  avg30: number | null;
+  sellFoil: number | null;
+  lowFoil: number | null;
+  trendFoil: number | null;
+  foilAvg1: number | null;
+  foilAvg7: number | null;
+  foilAvg30: number | null;
+  importedAt: number;
+}
+
 export interface DB {
   users: UsersTable;
   apps: AppsTable;
@@ -453,6 +495,10 @@ export interface DB {
   orderEvaluations: OrderEvaluationsTable;
   orderCounts: OrderCountsTable;
   sellerStats: SellerStatsTable;
+  expansionNames: ExpansionNamesTable;
+  productSearchNames: ProductSearchNamesTable;
+  productSearchWords: ProductSearchWordsTable;
+  importedPriceGuides: ImportedPriceGuidesTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -4,6 +4,7 @@ import * as m0002 from './0002_catalog_core.js';
 import * as m0004 from './0004_stock.js';
 import * as m0006 from './0006_messages_wants.js';
 import * as m0005 from './0005_trading.js';
+import * as m0003 from './0003_catalog.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from a folder so the same list works
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0004_stock': m0004,
   '0006_messages_wants': m0006,
   '0005_trading': m0005,
+  '0003_catalog': m0003,
 };

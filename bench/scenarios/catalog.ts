@@ -1,0 +1,174 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describeApps } from '../../src/auth/apps.js';
+import type { ClientCredentials } from '../../src/auth/client.js';
+import { progressBar } from '../../src/cli/progress.js';
+import { testConfig } from '../../src/config.js';
+import { PRICE_GUIDE_REFRESHED_SETTING } from '../../src/domain/priceguide.js';
+import { seedDemo } from '../../src/seed/index.js';
+import { Rng } from '../../src/seed/prng.js';
+import { ARTICLE_COLUMNS, articleRow } from '../../src/seed/stock.js';
+import { createServices, type Services } from '../../src/services.js';
+import { insertMany } from '../../src/store/bulk.js';
+import { insertProduct } from '../../src/store/catalog.js';
+import { migrations } from '../../src/store/migrations/index.js';
+import { putSetting } from '../../src/store/settings.js';
+import { findUserByUsername } from '../../src/store/users.js';
+import type { Scenario } from '../scenario.js';
+
+/**
+ * The catalog benchmarks run on demo marketplaces of two sizes: about 10,000 offers (scale 0.2) and
+ * 1,000,000 offers over 106,000 products (scale 20). Each has the same "hot" product with 1,500
+ * offers, so one page of its offers can be compared between the two: it must cost the same.
+ * Building the large one takes minutes, so each is built once into `bench/.cache/` under a key of
+ * the generator version and the migrations, and copied for every run.
+ */
+const GENERATOR_VERSION = 'catalog-v3';
+const HOT_PRODUCT = 999_001;
+const HOT_OFFERS = 1_500;
+const CACHE_DIR = join(import.meta.dirname, '..', '.cache');
+/**
+ * The harness's server key (bench/run.ts): stored credentials are hashes of tokens derived from
+ * it, so the cached database must be built with the key the benchmarked server runs with.
+ */
+const BENCH_SECRET_KEY = 'bench-secret-key-bench-secret-key-0123456789';
+
+function cacheKey(scale: number): string {
+  const schema = createHash('sha256').update(Object.keys(migrations).join('+')).digest('hex').slice(0, 10);
+  return `${GENERATOR_VERSION}-scale${scale}-${schema}`;
+}
+
+/** The path of a prepared database file for `scale`, building it on first use. */
+async function preparedCatalog(scale: number): Promise<string> {
+  const file = join(CACHE_DIR, `${cacheKey(scale)}.sqlite`);
+  if (existsSync(file)) return file;
+  mkdirSync(CACHE_DIR, { recursive: true });
+  const building = `${file}.building`;
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
+  console.log(`Preparing the scale-${scale} demo marketplace once (cached in ${file})…`);
+  const services = await createServices(
+    testConfig({
+      databaseUrl: building,
+      secretKey: BENCH_SECRET_KEY,
+      logLevel: 'warn',
+    }),
+  );
+  try {
+    await seedDemo(services, { scale, progress: progressBar(process.stdout) });
+    await addHotProduct(services);
+  } finally {
+    await services.close();
+  }
+  renameSync(building, file);
+  return file;
+}
+
+/** A product with exactly HOT_OFFERS offers from the demo sellers, the same in every database. */
+async function addHotProduct(services: Services): Promise<void> {
+  const db = services.database.db;
+  const sellers = await db
+    .selectFrom('users')
+    .select('idUser')
+    .where('onVacation', '=', 0)
+    .orderBy('idUser')
+    .limit(40)
+    .execute();
+  await services.database.transaction(async (tx) => {
+    const product = {
+      idProduct: HOT_PRODUCT,
+      idGame: 1,
+      idExpansion: 1002,
+      idMetaproduct: null,
+      idCategory: 1,
+      categoryName: 'Magic Single',
+      enName: 'Benchmark Dragon',
+      number: '1',
+      rarity: 'Mythic',
+      isSingle: 1,
+      dateAdded: null,
+      image: '',
+    };
+    await insertProduct(tx, product);
+    const rng = new Rng('bench-hot-product');
+    const plan = { ...product, dateAdded: 0, names: ['', '', '', '', ''] as const, basePrice: 2500 };
+    const rows = Array.from({ length: HOT_OFFERS }, (_, i) =>
+      articleRow(rng, sellers[i % sellers.length]!.idUser, plan),
+    );
+    await insertMany(tx, 'articles', ARTICLE_COLUMNS, rows);
+  });
+}
+
+interface CatalogState {
+  credentials: ClientCredentials;
+  searches: string[];
+}
+
+async function catalogState(services: Services): Promise<CatalogState> {
+  // The scheduled price guide refresh must not run in the middle of a measurement.
+  await putSetting(services.database.db, PRICE_GUIDE_REFRESHED_SETTING, String(services.clock.now()));
+  const seller = await findUserByUsername(services.database.db, 'demo-seller');
+  const app = (await describeApps(services, seller!.idUser)).find((a) => a.kind === 'dedicated')!;
+  const token = app.accessTokens[0]!;
+  // Searches as people type them: the first two words of product names, spread over the catalog.
+  const names = await services.database.db
+    .selectFrom('products')
+    .select('enName')
+    .where('isSingle', '=', 1)
+    .orderBy('idProduct')
+    .execute();
+  const searches: string[] = [];
+  for (let i = 0; i < 64; i++) {
+    const words = names[Math.floor((i * names.length) / 64)]!.enName.split(/[ ,]+/);
+    searches.push(words.slice(0, 2).join(' '));
+  }
+  return {
+    credentials: {
+      appToken: app.appToken,
+      appSecret: app.appSecret,
+      accessToken: token.token,
+      accessTokenSecret: token.secret,
+    },
+    searches,
+  };
+}
+
+export const productSearchScenario: Scenario<CatalogState> = {
+  name: 'GET /products/find (106k products)',
+  description: 'signed product search, first page of up to 100, on 106,000 products and 1,000,000 offers',
+  database: () => preparedCatalog(20),
+  prepare: catalogState,
+  request: (state, i) => ({
+    method: 'GET',
+    path: `/products/find?search=${encodeURIComponent(state.searches[Math.abs(i) % state.searches.length]!)}&start=0&maxResults=100`,
+    credentials: state.credentials,
+  }),
+  expectStatus: 200,
+};
+
+function offersPage(state: CatalogState, i: number) {
+  // Pages 1 to 10 of the hot product's offers, cheapest first (the deepest page walks 1,000 offers).
+  return {
+    method: 'GET' as const,
+    path: `/articles/${HOT_PRODUCT}?start=${(Math.abs(i) % 10) * 100}&maxResults=100`,
+    credentials: state.credentials,
+  };
+}
+
+export const offersSmallScenario: Scenario<CatalogState> = {
+  name: 'GET /articles/:idProduct page (10k offers)',
+  description: 'one page of 100 offers of a product with 1,500, in a marketplace of about 12,000 offers',
+  database: () => preparedCatalog(0.2),
+  prepare: catalogState,
+  request: offersPage,
+  expectStatus: 206,
+};
+
+export const offersLargeScenario: Scenario<CatalogState> = {
+  name: 'GET /articles/:idProduct page (1M offers)',
+  description: 'one page of 100 offers of a product with 1,500, in a marketplace of 1,000,000 offers',
+  database: () => preparedCatalog(20),
+  prepare: catalogState,
+  request: offersPage,
+  expectStatus: 206,
+};

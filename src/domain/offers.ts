@@ -1,0 +1,183 @@
+import { badRequest, notFound } from '../errors.js';
+import { type ArticleView, loadArticleViews } from '../store/articles.js';
+import type { Executor } from '../store/db.js';
+import { articlesInCart, type OfferWhere, offerIds } from '../store/offers.js';
+import type { User } from '../store/schema.js';
+import { findUserByIdOrName } from '../store/users.js';
+import { type ArticleFlag, CONDITIONS, gameRules, isCondition, isLanguage } from './catalog.js';
+import type { DomainContext } from './context.js';
+import { parseSellerCountry } from './countries.js';
+import { foldName } from './search-text.js';
+
+/**
+ * The public marketplace's offers: a product's articles (cheapest first) and a user's articles.
+ * Only articles with copies available from sellers not on vacation are offered. Either list stops at
+ * 1,000 per filter set (reference §1.10, spec §8): the total shows as `1000+` beyond.
+ */
+export const OFFER_CAP = 1000;
+
+/** Filters as the query string gives them; checked here, each error naming its parameter. */
+export interface OfferFilterInput {
+  userType?: string;
+  minUserScore?: number;
+  idLanguages?: number[];
+  minCondition?: string;
+  flags?: Partial<Record<ArticleFlag, boolean>>;
+  minAvailable?: number;
+  sellerCountries?: string[];
+}
+
+/** The further filters of a user's offers (`GET /users/:idUser/articles`). */
+export interface UserOfferFilterInput extends OfferFilterInput {
+  /** Default 1 (Magic), as the real API does. */
+  idGame?: number;
+  rarity?: string;
+  name?: string;
+  expansionName?: string;
+  minPrice?: number;
+  maxPrice?: number;
+}
+
+export interface OfferPage {
+  /** Offers matching, at most OFFER_CAP. */
+  total: number;
+  /** More than OFFER_CAP matched. */
+  capped: boolean;
+  articles: ArticleView[];
+  /** The sellers of `articles`, by id. */
+  sellers: Map<number, User>;
+  /** Articles of which the viewer holds copies in their cart. */
+  inCart: Set<number>;
+}
+
+export interface Window {
+  offset: number;
+  limit: number;
+}
+
+const USER_TYPES = {
+  private: 'private',
+  commercial: 'commercial',
+  professional: 'commercial',
+  powerseller: 'powerseller',
+} as const;
+
+function commonWhere(input: OfferFilterInput, idGame: number | undefined, isSingle: boolean): OfferWhere {
+  const where: OfferWhere = {};
+  if (input.userType !== undefined) {
+    const t = USER_TYPES[input.userType.trim().toLowerCase() as keyof typeof USER_TYPES];
+    if (!t) {
+      throw badRequest(`userType must be private, commercial or powerseller (got "${input.userType}").`, {
+        field: 'userType',
+      });
+    }
+    where.sellerType = t;
+  }
+  if (input.minUserScore !== undefined) {
+    if (input.minUserScore < 1 || input.minUserScore > 5) {
+      throw badRequest('minUserScore must be from 1 (outstanding) to 5 (bad).', { field: 'minUserScore' });
+    }
+    where.maxReputation = input.minUserScore;
+  }
+  if (input.idLanguages?.length) {
+    for (const l of input.idLanguages) {
+      if (!isLanguage(l)) throw badRequest(`${l} is not a language id.`, { field: 'idLanguage' });
+    }
+    where.idLanguages = input.idLanguages;
+  }
+  if (input.minCondition !== undefined) {
+    const c = input.minCondition.trim().toUpperCase();
+    if (!isCondition(c)) {
+      throw badRequest(
+        `minCondition must be one of ${CONDITIONS.join(', ')} (got "${input.minCondition}").`,
+        {
+          field: 'minCondition',
+        },
+      );
+    }
+    // Conditions grade single cards only; on sealed product the filter does not apply.
+    if (isSingle) where.conditions = CONDITIONS.slice(0, CONDITIONS.indexOf(c) + 1);
+  }
+  if (input.flags) {
+    // Flags a game does not have are ignored, as the real API ignores filters that do not apply.
+    const own = idGame === undefined ? undefined : gameRules(idGame).flags;
+    const flags: OfferWhere['flags'] = {};
+    for (const [flag, value] of Object.entries(input.flags) as [ArticleFlag, boolean | undefined][]) {
+      if (value !== undefined && (!own || own.includes(flag))) flags[flag] = value;
+    }
+    where.flags = flags;
+  }
+  if (input.minAvailable !== undefined) where.minAvailable = input.minAvailable;
+  if (input.sellerCountries?.length)
+    where.sellerCountries = input.sellerCountries.map((c) => parseSellerCountry(c));
+  return where;
+}
+
+/** The offers of one product, cheapest first. */
+export async function productOffers(
+  ctx: DomainContext,
+  idProduct: number,
+  input: OfferFilterInput,
+  window: Window,
+  idViewer: number | null,
+): Promise<OfferPage> {
+  const db = ctx.database.db;
+  const product = await db
+    .selectFrom('products')
+    .select(['idGame', 'isSingle'])
+    .where('idProduct', '=', idProduct)
+    .executeTakeFirst();
+  if (!product) throw notFound(`There is no product ${idProduct}.`);
+  const where = { ...commonWhere(input, product.idGame, product.isSingle === 1), idProduct };
+  return offerPage(db, await offerIds(db, where, 'price', OFFER_CAP + 1), window, idViewer);
+}
+
+/** A user's offers (`:idUser` is an id or an exact username), by article id. */
+export async function userOffers(
+  ctx: DomainContext,
+  idOrName: string,
+  input: UserOfferFilterInput,
+  window: Window,
+  idViewer: number | null,
+): Promise<OfferPage> {
+  const db = ctx.database.db;
+  const seller = await findUserByIdOrName(db, idOrName);
+  if (!seller) throw notFound(`There is no user "${idOrName}".`);
+  const idGame = input.idGame ?? 1;
+  const where: OfferWhere = { ...commonWhere(input, idGame, true), idUser: seller.idUser, idGame };
+  if (where.conditions) where.singlesOnly = true;
+  if (input.rarity !== undefined && input.rarity.trim() !== '') where.rarity = input.rarity.trim();
+  if (input.name !== undefined) {
+    const folded = foldName(input.name);
+    if (folded !== '') where.nameContains = folded;
+  }
+  if (input.expansionName !== undefined && input.expansionName.trim() !== '') {
+    where.expansionName = input.expansionName.trim();
+  }
+  if (input.minPrice !== undefined) where.minPrice = input.minPrice;
+  if (input.maxPrice !== undefined) where.maxPrice = input.maxPrice;
+  return offerPage(db, await offerIds(db, where, 'id', OFFER_CAP + 1), window, idViewer);
+}
+
+async function offerPage(
+  db: Executor,
+  ids: number[],
+  window: Window,
+  idViewer: number | null,
+): Promise<OfferPage> {
+  const capped = ids.length > OFFER_CAP;
+  const total = Math.min(ids.length, OFFER_CAP);
+  const pageIds = ids.slice(window.offset, Math.min(window.offset + window.limit, total));
+  const views = await loadArticleViews(db, pageIds);
+  const byId = new Map(views.map((v) => [v.idArticle, v]));
+  const articles = pageIds.map((id) => byId.get(id)).filter((v): v is ArticleView => v !== undefined);
+  const sellerIds = [...new Set(articles.map((a) => a.idUser))];
+  const sellers = new Map<number, User>();
+  if (sellerIds.length > 0) {
+    for (const u of await db.selectFrom('users').selectAll().where('idUser', 'in', sellerIds).execute()) {
+      sellers.set(u.idUser, u);
+    }
+  }
+  const inCart = idViewer === null ? new Set<number>() : await articlesInCart(db, idViewer, pageIds);
+  return { total, capped, articles, sellers, inCart };
+}

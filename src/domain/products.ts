@@ -1,0 +1,175 @@
+import { badRequest, notFound } from '../errors.js';
+import {
+  expansionNames,
+  expansionSingleIds,
+  findExpansion,
+  loadMetaproducts,
+  loadProductDetail,
+  loadProductInfos,
+  type MetaproductInfo,
+  type ProductDetail,
+  type ProductInfo,
+  printingsOf,
+} from '../store/products.js';
+import type { ExpansionsTable, GamesTable } from '../store/schema.js';
+import { searchProducts } from '../store/search.js';
+import { findUserById } from '../store/users.js';
+import { DISPLAY_LANGUAGES } from './catalog.js';
+import type { DomainContext } from './context.js';
+import { MIN_SEARCH_LENGTH } from './search-text.js';
+
+/** The catalog as the public marketplace reads it: games, expansions, products, metaproducts. */
+
+/** The language `locName` is written in: the user's display language; English for widget apps. */
+export async function viewerLanguage(ctx: DomainContext, idUser: number | null): Promise<number> {
+  if (idUser === null) return 1;
+  return (await findUserById(ctx.database.db, idUser))?.idDisplayLanguage ?? 1;
+}
+
+export async function listGames(ctx: DomainContext): Promise<GamesTable[]> {
+  return ctx.database.db.selectFrom('games').selectAll().orderBy('idGame').execute();
+}
+
+export interface ExpansionView {
+  expansion: ExpansionsTable;
+  names: Partial<Record<number, string>>;
+}
+
+/** A game's expansions, newest first (as the website lists them). */
+export async function gameExpansions(ctx: DomainContext, idGame: number): Promise<ExpansionView[]> {
+  const db = ctx.database.db;
+  const game = await db.selectFrom('games').select('idGame').where('idGame', '=', idGame).executeTakeFirst();
+  if (!game) throw notFound(`There is no game ${idGame}.`);
+  const expansions = await db
+    .selectFrom('expansions')
+    .selectAll()
+    .where('idGame', '=', idGame)
+    .orderBy('releaseDate', 'desc')
+    .orderBy('idExpansion', 'desc')
+    .execute();
+  const names = await expansionNames(
+    db,
+    expansions.map((e) => e.idExpansion),
+  );
+  return expansions.map((expansion) => ({ expansion, names: names.get(expansion.idExpansion) ?? {} }));
+}
+
+export async function expansionSingles(
+  ctx: DomainContext,
+  idExpansion: number,
+): Promise<ExpansionView & { singles: ProductInfo[] }> {
+  const db = ctx.database.db;
+  const expansion = await findExpansion(db, idExpansion);
+  if (!expansion) throw notFound(`There is no expansion ${idExpansion}.`);
+  const names = (await expansionNames(db, [idExpansion])).get(idExpansion) ?? {};
+  const singles = await loadProductInfos(db, await expansionSingleIds(db, idExpansion));
+  return { expansion, names, singles };
+}
+
+export async function productDetail(ctx: DomainContext, idProduct: number): Promise<ProductDetail> {
+  const detail = await loadProductDetail(ctx.database.db, idProduct);
+  if (!detail) throw notFound(`There is no product ${idProduct}.`);
+  return detail;
+}
+
+export interface FindInput {
+  search: string | undefined;
+  exact: boolean;
+  idGame: number | undefined;
+  /** The language the search string is written in (default English). */
+  idLanguage: number | undefined;
+}
+
+export interface Window {
+  offset: number;
+  limit: number;
+}
+
+function searchQuery(input: FindInput) {
+  const text = (input.search ?? '').trim();
+  if (text === '') throw badRequest('Provide a search string ("search").', { field: 'search' });
+  if (!input.exact && Array.from(text).length < MIN_SEARCH_LENGTH) {
+    throw badRequest(
+      `Provide a search string for non-exact searches with at least ${MIN_SEARCH_LENGTH} characters.`,
+      { field: 'search' },
+    );
+  }
+  const idLanguage = input.idLanguage ?? 1;
+  if (!(DISPLAY_LANGUAGES as readonly number[]).includes(idLanguage)) {
+    throw badRequest('idLanguage must be one of the languages products are named in: 1 to 5.', {
+      field: 'idLanguage',
+    });
+  }
+  return { text, exact: input.exact, idLanguage, idGame: input.idGame };
+}
+
+/** Products matching a search: how many in all, and the infos of one window of them. */
+export async function findProducts(
+  ctx: DomainContext,
+  input: FindInput,
+  window: Window,
+): Promise<{ total: number; products: ProductInfo[] }> {
+  const db = ctx.database.db;
+  const hits = await searchProducts(db, searchQuery(input));
+  const page = hits.slice(window.offset, window.offset + window.limit);
+  return { total: hits.length, products: await loadProductInfos(db, page) };
+}
+
+export interface MetaproductView {
+  meta: MetaproductInfo;
+  products: ProductInfo[];
+}
+
+export async function metaproductWithPrintings(
+  ctx: DomainContext,
+  idMetaproduct: number,
+): Promise<MetaproductView> {
+  const [view] = await metaproductViews(ctx, [idMetaproduct]);
+  if (!view) throw notFound(`There is no metaproduct ${idMetaproduct}.`);
+  return view;
+}
+
+/** Metaproducts whose printings match a search, in the order of their first matching printing. */
+export async function findMetaproducts(
+  ctx: DomainContext,
+  input: FindInput,
+  window: Window,
+): Promise<{ total: number; metaproducts: MetaproductView[] }> {
+  const db = ctx.database.db;
+  const hits = await searchProducts(db, searchQuery(input));
+  if (hits.length === 0) return { total: 0, metaproducts: [] };
+  const metaOf = new Map<number, number | null>();
+  for (let i = 0; i < hits.length; i += 500) {
+    const ids = hits.slice(i, i + 500);
+    const rows = await db
+      .selectFrom('products')
+      .select(['idProduct', 'idMetaproduct'])
+      .where('idProduct', 'in', ids)
+      .execute();
+    for (const r of rows) metaOf.set(r.idProduct, r.idMetaproduct);
+  }
+  const ordered: number[] = [];
+  const seen = new Set<number>();
+  for (const h of hits) {
+    const m = metaOf.get(h);
+    if (m === null || m === undefined || seen.has(m)) continue;
+    seen.add(m);
+    ordered.push(m);
+  }
+  const page = ordered.slice(window.offset, window.offset + window.limit);
+  return { total: ordered.length, metaproducts: await metaproductViews(ctx, page) };
+}
+
+async function metaproductViews(ctx: DomainContext, idMetaproducts: number[]): Promise<MetaproductView[]> {
+  const db = ctx.database.db;
+  const metas = await loadMetaproducts(db, idMetaproducts);
+  const printings = await printingsOf(db, idMetaproducts);
+  const infos = await loadProductInfos(db, [...printings.values()].flat());
+  const infoById = new Map(infos.map((i) => [i.product.idProduct, i]));
+  return metas.map((meta) => ({
+    meta,
+    products: (printings.get(meta.idMetaproduct) ?? [])
+      .map((id) => infoById.get(id))
+      .filter((i): i is ProductInfo => i !== undefined),
+  }));
+}

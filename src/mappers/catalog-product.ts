@@ -1,0 +1,118 @@
+import { foldWords } from '../domain/search-text.js';
+import type { ProductDetail, ProductInfo } from '../store/products.js';
+import { localName, mapLocalization } from './localization.js';
+import { link, money } from './values.js';
+
+/**
+ * The Product entity as the catalog endpoints return it (reference §2.7; the short product inside
+ * an Article is `product.ts`). Two forms, as the real API answers them:
+ *  - `list` (find, expansion singles, metaproducts): `expansionName`, `expansionIcon`, the offer
+ *    counts, and a `product` link;
+ *  - `detail` (GET /products/:id): `expansion {…}`, `priceGuide {…}`, `reprint […]`, the offer
+ *    counts, and `self` and `articles` links.
+ * `locName` is the name in the viewer's display language.
+ */
+export function mapProductListed(info: ProductInfo, idLanguage: number) {
+  return {
+    ...core(info, idLanguage),
+    expansionName: info.expansion?.enName ?? null,
+    expansionIcon: info.expansion?.icon ?? null,
+    countArticles: info.countArticles,
+    countFoils: info.countFoils,
+    links: [link('product', `/products/${info.product.idProduct}`)],
+  };
+}
+
+export function mapProductDetail(detail: ProductDetail, idLanguage: number) {
+  const id = detail.product.idProduct;
+  return {
+    ...core(detail, idLanguage),
+    expansion: detail.expansion
+      ? {
+          idExpansion: detail.expansion.idExpansion,
+          enName: detail.expansion.enName,
+          expansionIcon: detail.expansion.icon,
+        }
+      : null,
+    priceGuide: mapProductPriceGuide(detail),
+    reprint: detail.reprints.map((r) => ({
+      idProduct: r.idProduct,
+      expansion: r.expansionName,
+      expIcon: r.expansionIcon,
+    })),
+    countArticles: detail.countArticles,
+    countFoils: detail.countFoils,
+    links: [link('self', `/products/${id}`), link('articles', `/articles/${id}`)],
+  };
+}
+
+function core(info: ProductInfo, idLanguage: number) {
+  const p = info.product;
+  return {
+    idProduct: p.idProduct,
+    idMetaproduct: p.idMetaproduct,
+    countReprints: info.countReprints,
+    enName: p.enName,
+    locName: localName(info.names, p.enName, idLanguage),
+    localization: mapLocalization(info.names, p.enName),
+    website: productWebsite(info),
+    image: p.image,
+    gameName: info.gameName,
+    categoryName: p.categoryName,
+    idGame: p.idGame,
+    number: p.number,
+    rarity: p.rarity,
+  };
+}
+
+/**
+ * The price guide of a product page: the keys the reference lists, each only where there is a
+ * value (the real API leaves out what it does not know).
+ */
+function mapProductPriceGuide(detail: ProductDetail) {
+  const g = detail.priceGuide;
+  const out: Record<string, unknown> = {};
+  if (!g) return out;
+  const keys: [string, number | null][] = [
+    ['SELL', g.sell],
+    ['LOW', g.low],
+    ['LOWEX', g.lowEx],
+    ['LOWFOIL', g.lowFoil],
+    ['AVG', g.avg],
+    ['TREND', g.trend],
+    ['TRENDFOIL', g.trendFoil],
+  ];
+  for (const [key, cents] of keys) if (cents !== null) out[key] = money(cents);
+  return out;
+}
+
+/** The website's URL names games by a short name of their own. */
+const GAME_SITE_NAMES: Record<number, string> = {
+  1: 'Magic',
+  3: 'YuGiOh',
+  6: 'Pokemon',
+  16: 'FleshAndBlood',
+  18: 'OnePiece',
+  19: 'Lorcana',
+};
+
+/** The product's page, relative to the website (`/en/Magic/Products/Singles/Born+of+the+Gods/…`). */
+export function productWebsite(info: ProductInfo): string {
+  const p = info.product;
+  const game = GAME_SITE_NAMES[p.idGame] ?? words(info.gameName).join('');
+  const shelf = p.isSingle ? 'Singles' : words(p.categoryName).join('-');
+  const expansion = info.expansion ? `/${words(info.expansion.enName).join('+')}` : '';
+  return `/en/${game}/Products/${shelf}${expansion}/${words(p.enName).join('-')}`;
+}
+
+/** Words of a name as they appear in the website's URLs: accents folded, case kept. */
+function words(text: string): string[] {
+  const folded = foldWords(text);
+  const original = text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/['’`´]/g, '')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w !== '');
+  return original.length === folded.length ? original : folded;
+}

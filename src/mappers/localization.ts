@@ -1,0 +1,22 @@
+import { DISPLAY_LANGUAGES, languageName } from '../domain/catalog.js';
+
+/**
+ * The `localization` list of a named entity (reference §2.6): one entry per display language, in
+ * language order, the English name standing in where a language has none.
+ */
+export function mapLocalization(names: Partial<Record<number, string>>, enName: string) {
+  return DISPLAY_LANGUAGES.map((idLanguage) => ({
+    name: names[idLanguage] ?? enName,
+    idLanguage,
+    languageName: languageName(idLanguage),
+  }));
+}
+
+/** The name in the viewer's language, English where that language has none. */
+export function localName(
+  names: Partial<Record<number, string>>,
+  enName: string,
+  idLanguage: number,
+): string {
+  return names[idLanguage] ?? enName;
+}

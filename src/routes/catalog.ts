@@ -1,0 +1,113 @@
+import {
+  expansionSingles,
+  type FindInput,
+  findMetaproducts,
+  findProducts,
+  gameExpansions,
+  listGames,
+  metaproductWithPrintings,
+  productDetail,
+  viewerLanguage,
+} from '../domain/products.js';
+import { boolean, idParam, integer, text } from '../http/fields.js';
+import { pagedResponse, pageFromQuery } from '../http/pagination.js';
+import { ALL_KINDS, type ApiRequest, ok, type Router } from '../http/routing.js';
+import { mapProductDetail, mapProductListed } from '../mappers/catalog-product.js';
+import { mapExpansion } from '../mappers/expansion.js';
+import { mapGame } from '../mappers/game.js';
+import { mapMetaproduct } from '../mappers/metaproduct.js';
+import { link } from '../mappers/values.js';
+import type { Services } from '../services.js';
+
+/** Games, expansions, products and metaproducts (reference §1.3): every app kind may read them. */
+export function catalogRoutes(r: Router, services: Services): void {
+  r.get('/games', { kinds: ALL_KINDS }, async () => {
+    const games = await listGames(services);
+    return ok({ game: games.map(mapGame), links: [link('self', '/games')] });
+  });
+
+  r.get('/games/:idGame/expansions', { kinds: ALL_KINDS }, async (req) => {
+    const idGame = idParam(req.params, 'idGame');
+    const expansions = await gameExpansions(services, idGame);
+    return ok({
+      expansion: expansions.map((e) => mapExpansion(e.expansion, e.names)),
+      links: [link('self', `/games/${idGame}/expansions`)],
+    });
+  });
+
+  r.get('/expansions/:idExpansion/singles', { kinds: ALL_KINDS }, async (req) => {
+    const idExpansion = idParam(req.params, 'idExpansion');
+    const [view, lang] = await Promise.all([
+      expansionSingles(services, idExpansion),
+      viewerLanguage(services, req.auth.idUser),
+    ]);
+    return ok({
+      expansion: mapExpansion(view.expansion, view.names),
+      single: view.singles.map((p) => mapProductListed(p, lang)),
+      links: [link('self', `/expansions/${idExpansion}/singles`)],
+    });
+  });
+
+  r.get('/products/find', { kinds: ALL_KINDS }, async (req) => {
+    const page = pageFromQuery(req.query, { maxLimit: 100 });
+    const [found, lang] = await Promise.all([
+      findProducts(services, findInput(req), { offset: page.offset, limit: page.limit }),
+      viewerLanguage(services, req.auth.idUser),
+    ]);
+    return pagedResponse(req, services.config, page, found.total, found.products.length, () => ({
+      product: found.products.map((p) => mapProductListed(p, lang)),
+      links: [selfLink(req)],
+    }));
+  });
+
+  r.get('/products/:idProduct', { kinds: ALL_KINDS }, async (req) => {
+    const idProduct = idParam(req.params, 'idProduct');
+    const [detail, lang] = await Promise.all([
+      productDetail(services, idProduct),
+      viewerLanguage(services, req.auth.idUser),
+    ]);
+    return ok({ product: mapProductDetail(detail, lang) });
+  });
+
+  r.get('/metaproducts/find', { kinds: ALL_KINDS }, async (req) => {
+    const page = pageFromQuery(req.query, { maxLimit: 100 });
+    const [found, lang] = await Promise.all([
+      findMetaproducts(services, findInput(req), { offset: page.offset, limit: page.limit }),
+      viewerLanguage(services, req.auth.idUser),
+    ]);
+    return pagedResponse(req, services.config, page, found.total, found.metaproducts.length, () => ({
+      metaproduct: found.metaproducts.map((m) => ({
+        metaproduct: mapMetaproduct(m.meta, lang),
+        product: m.products.map((p) => mapProductListed(p, lang)),
+      })),
+      links: [selfLink(req)],
+    }));
+  });
+
+  r.get('/metaproducts/:idMetaproduct', { kinds: ALL_KINDS }, async (req) => {
+    const idMetaproduct = idParam(req.params, 'idMetaproduct');
+    const [view, lang] = await Promise.all([
+      metaproductWithPrintings(services, idMetaproduct),
+      viewerLanguage(services, req.auth.idUser),
+    ]);
+    return ok({
+      metaproduct: mapMetaproduct(view.meta, lang),
+      product: view.products.map((p) => mapProductListed(p, lang)),
+    });
+  });
+}
+
+function findInput(req: ApiRequest): FindInput {
+  return {
+    search: text(req.query, 'search'),
+    exact: boolean(req.query, 'exact') ?? false,
+    idGame: integer(req.query, 'idGame', { min: 1 }),
+    idLanguage: integer(req.query, 'idLanguage', { min: 1 }),
+  };
+}
+
+/** `self` as the client asked for it, query included (relative to the version prefix). */
+function selfLink(req: ApiRequest) {
+  const url = req.raw.url.replace(/^\/ws\/v2\.0/, '');
+  return link('self', url);
+}

@@ -1,0 +1,137 @@
+import { ARTICLE_FLAGS, type ArticleFlag } from '../domain/catalog.js';
+import { parsePriceCents } from '../domain/money.js';
+import {
+  type OfferFilterInput,
+  type OfferPage,
+  productOffers,
+  type UserOfferFilterInput,
+  userOffers,
+} from '../domain/offers.js';
+import { findUsers, publicUser } from '../domain/public-users.js';
+import { badRequest } from '../errors.js';
+import { boolean, idParam, integer, parseInteger, strings, text } from '../http/fields.js';
+import { pagedResponse, pageFromQuery } from '../http/pagination.js';
+import { ALL_KINDS, type ApiRequest, ok, type Router } from '../http/routing.js';
+import { mapArticle } from '../mappers/article.js';
+import { mapUser } from '../mappers/user.js';
+import type { Services } from '../services.js';
+
+/** Offers and users of the public marketplace (reference §1.3): every app kind may read them. */
+export function marketplaceRoutes(r: Router, services: Services): void {
+  // A product's offers, cheapest first: 100 per page, 307 beyond unpaginated, 1,000 in all.
+  r.get('/articles/:idProduct', { kinds: ALL_KINDS }, async (req) => {
+    const idProduct = idParam(req.params, 'idProduct');
+    const page = pageFromQuery(req.query, { maxLimit: 100 });
+    const offers = await productOffers(
+      services,
+      idProduct,
+      offerFilters(req),
+      { offset: page.offset, limit: page.limit },
+      req.auth.idUser,
+    );
+    return pagedResponse(
+      req,
+      services.config,
+      page,
+      offers.total,
+      offers.articles.length,
+      () => articleTree(offers),
+      {
+        totalLabel: offers.capped ? `${offers.total}+` : undefined,
+      },
+    );
+  });
+
+  r.get('/users/find', { kinds: ALL_KINDS }, async (req) => {
+    const page = pageFromQuery(req.query, { maxLimit: 100 });
+    const found = await findUsers(services, text(req.query, 'search'), {
+      offset: page.offset,
+      limit: page.limit,
+    });
+    return pagedResponse(req, services.config, page, found.total, found.users.length, () => ({
+      user: found.users.map((u) => mapUser(u, 'public')),
+    }));
+  });
+
+  r.get('/users/:idUser', { kinds: ALL_KINDS }, async (req) => {
+    const user = await publicUser(services, userParam(req));
+    return ok({ user: mapUser(user, 'public') });
+  });
+
+  // A user's offers: up to 1,000 per page and 1,000 in all; an unpaginated request is truncated to
+  // the first 1,000 (spec §8) rather than redirected.
+  r.get('/users/:idUser/articles', { kinds: ALL_KINDS }, async (req) => {
+    const page = { ...pageFromQuery(req.query, { maxLimit: 1000 }), paginated: true };
+    const input: UserOfferFilterInput = {
+      ...offerFilters(req),
+      idGame: integer(req.query, 'idGame', { min: 1 }),
+      rarity: text(req.query, 'rarity'),
+      name: text(req.query, 'name'),
+      expansionName: text(req.query, 'expansionName'),
+      minPrice: price(req, 'minPrice'),
+      maxPrice: price(req, 'maxPrice'),
+    };
+    const offers = await userOffers(
+      services,
+      userParam(req),
+      input,
+      { offset: page.offset, limit: page.limit },
+      req.auth.idUser,
+    );
+    return pagedResponse(
+      req,
+      services.config,
+      page,
+      offers.total,
+      offers.articles.length,
+      () => articleTree(offers),
+      {
+        totalLabel: offers.capped ? `${offers.total}+` : undefined,
+      },
+    );
+  });
+}
+
+function articleTree(offers: OfferPage) {
+  return {
+    article: offers.articles.map((view) =>
+      mapArticle(view, {
+        context: 'marketplace',
+        seller: offers.sellers.get(view.idUser),
+        inShoppingCart: offers.inCart.has(view.idArticle),
+      }),
+    ),
+  };
+}
+
+/** The filters both offer lists share, read from the query string. */
+function offerFilters(req: ApiRequest): OfferFilterInput {
+  const flags: Partial<Record<ArticleFlag, boolean>> = {};
+  for (const flag of ARTICLE_FLAGS) {
+    const v = boolean(req.query, flag);
+    if (v !== undefined) flags[flag] = v;
+  }
+  return {
+    userType: text(req.query, 'userType'),
+    minUserScore: integer(req.query, 'minUserScore'),
+    idLanguages: strings(req.query, 'idLanguage')
+      .filter((v) => v.trim() !== '')
+      .map((v) => parseInteger(v, 'idLanguage', { min: 1 })),
+    minCondition: text(req.query, 'minCondition'),
+    flags,
+    minAvailable: integer(req.query, 'minAvailable', { min: 1 }),
+    sellerCountries: strings(req.query, 'sellerCountry').filter((v) => v.trim() !== ''),
+  };
+}
+
+function price(req: ApiRequest, name: string): number | undefined {
+  const v = text(req.query, name);
+  return v === undefined || v.trim() === '' ? undefined : parsePriceCents(v, name);
+}
+
+/** `:idUser` is an id or an exact username. */
+function userParam(req: ApiRequest): string {
+  const v = (req.params.idUser ?? '').trim();
+  if (v === '') throw badRequest('"idUser" must be a user id or a username.', { field: 'idUser' });
+  return v;
+}

@@ -1,0 +1,153 @@
+import type { Executor } from './db.js';
+
+/**
+ * The marketplace's offers: articles with copies available whose seller is not on vacation. Every
+ * public view of articles (a product's offers, a user's offers, the counts on a product, the price
+ * guide's asking prices) starts here, so the rule is written once.
+ */
+export function offers(db: Executor) {
+  return db
+    .selectFrom('articles as a')
+    .innerJoin('users as u', 'u.idUser', 'a.idUser')
+    .where('a.count', '>', 0)
+    .where('u.onVacation', '=', 0);
+}
+
+export interface OfferCounts {
+  /** Copies offered. */
+  countArticles: number;
+  /** Foil copies offered. */
+  countFoils: number;
+}
+
+/** Copies on offer per product, for the products given (absent: none). */
+export async function offerCounts(db: Executor, idProducts: number[]): Promise<Map<number, OfferCounts>> {
+  const out = new Map<number, OfferCounts>();
+  if (idProducts.length === 0) return out;
+  const rows = await offers(db)
+    .where('a.idProduct', 'in', idProducts)
+    .groupBy('a.idProduct')
+    .select((eb) => [
+      'a.idProduct',
+      eb.fn.sum<number>('a.count').as('countArticles'),
+      eb.fn
+        .sum<number>(eb.case().when('a.isFoil', '=', 1).then(eb.ref('a.count')).else(0).end())
+        .as('countFoils'),
+    ])
+    .execute();
+  for (const r of rows) {
+    out.set(r.idProduct, { countArticles: Number(r.countArticles), countFoils: Number(r.countFoils) });
+  }
+  return out;
+}
+
+/** Copies of each article the buyer holds in their cart (for `inShoppingCart`). */
+export async function articlesInCart(
+  db: Executor,
+  idBuyer: number,
+  idArticles: number[],
+): Promise<Set<number>> {
+  if (idArticles.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('reservationArticles as ra')
+    .innerJoin('reservations as r', 'r.idReservation', 'ra.idReservation')
+    .where('r.idBuyer', '=', idBuyer)
+    .where('ra.idArticle', 'in', idArticles)
+    .select('ra.idArticle')
+    .execute();
+  return new Set(rows.map((r) => r.idArticle));
+}
+
+/** Conditions of an offer query; absent means no restriction. */
+export interface OfferWhere {
+  idProduct?: number;
+  idUser?: number;
+  /** Joins the product: only this game's products. */
+  idGame?: number;
+  /** 0 private, 1 commercial (professional or powerseller), 2 powerseller. */
+  sellerType?: 'private' | 'commercial' | 'powerseller';
+  /** Reputation from 1 (outstanding) to this, "or better". */
+  maxReputation?: number;
+  idLanguages?: number[];
+  /** Condition codes allowed (singles); `singlesOnly` also leaves sealed product out. */
+  conditions?: string[];
+  singlesOnly?: boolean;
+  flags?: Partial<
+    Record<'isFoil' | 'isSigned' | 'isAltered' | 'isPlayset' | 'isFirstEd' | 'isReverseHolo', boolean>
+  >;
+  minAvailable?: number;
+  sellerCountries?: string[];
+  rarity?: string;
+  /** Folded text the product's folded English name must contain. */
+  nameContains?: string;
+  expansionName?: string;
+  minPrice?: number;
+  maxPrice?: number;
+}
+
+/**
+ * The ids of the first `limit` offers matching, in the marketplace's order: cheapest first for a
+ * product (walking `articles_by_product_price`), by id for a user's offers (`articles_by_user`).
+ * The walk stops after `limit` matches, so its cost depends on the page and the cap, not on how
+ * many articles the marketplace holds.
+ */
+export async function offerIds(
+  db: Executor,
+  where: OfferWhere,
+  order: 'price' | 'id',
+  limit: number,
+): Promise<number[]> {
+  let q = offers(db).select('a.idArticle');
+  if (where.idProduct !== undefined) q = q.where('a.idProduct', '=', where.idProduct);
+  if (where.idUser !== undefined) q = q.where('a.idUser', '=', where.idUser);
+  const { idGame, singlesOnly, rarity, expansionName } = where;
+  if (idGame !== undefined || singlesOnly || rarity !== undefined || expansionName !== undefined) {
+    q = q.where(({ exists, selectFrom }) => {
+      let p = selectFrom('products as p').select('p.idProduct').whereRef('p.idProduct', '=', 'a.idProduct');
+      if (idGame !== undefined) p = p.where('p.idGame', '=', idGame);
+      if (singlesOnly) p = p.where('p.isSingle', '=', 1);
+      if (rarity !== undefined) p = p.where('p.rarity', '=', rarity);
+      if (expansionName !== undefined) {
+        p = p.where(({ exists: existsE, selectFrom: fromE }) =>
+          existsE(
+            fromE('expansions as e')
+              .select('e.idExpansion')
+              .whereRef('e.idExpansion', '=', 'p.idExpansion')
+              .where('e.enName', '=', expansionName),
+          ),
+        );
+      }
+      return exists(p);
+    });
+  }
+  if (where.nameContains !== undefined) {
+    const text = `%${where.nameContains}%`;
+    q = q.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('productSearchNames as sn')
+          .select('sn.idProduct')
+          .whereRef('sn.idProduct', '=', 'a.idProduct')
+          .where('sn.idLanguage', '=', 1)
+          .where('sn.name', 'like', text),
+      ),
+    );
+  }
+  if (where.sellerType === 'private') q = q.where('u.isCommercial', '=', 0);
+  if (where.sellerType === 'commercial') q = q.where('u.isCommercial', '>=', 1);
+  if (where.sellerType === 'powerseller') q = q.where('u.isCommercial', '=', 2);
+  if (where.maxReputation !== undefined) {
+    q = q.where('u.reputation', '>=', 1).where('u.reputation', '<=', where.maxReputation);
+  }
+  if (where.sellerCountries?.length) q = q.where('u.country', 'in', where.sellerCountries);
+  if (where.idLanguages?.length) q = q.where('a.idLanguage', 'in', where.idLanguages);
+  if (where.conditions) q = q.where('a.condition', 'in', where.conditions);
+  for (const [flag, value] of Object.entries(where.flags ?? {})) {
+    q = q.where(`a.${flag as 'isFoil'}`, '=', value ? 1 : 0);
+  }
+  if (where.minAvailable !== undefined) q = q.where('a.count', '>=', where.minAvailable);
+  if (where.minPrice !== undefined) q = q.where('a.price', '>=', where.minPrice);
+  if (where.maxPrice !== undefined) q = q.where('a.price', '<=', where.maxPrice);
+  q = order === 'price' ? q.orderBy('a.price').orderBy('a.idArticle') : q.orderBy('a.idArticle');
+  const rows = await q.limit(limit).execute();
+  return rows.map((r) => r.idArticle);
+}

@@ -1,0 +1,225 @@
+import { type ExpressionBuilder, sql } from 'kysely';
+import { insertMany } from './bulk.js';
+import type { Executor } from './db.js';
+import { offers } from './offers.js';
+import type { DB, ImportedPriceGuidesTable, PriceGuidesTable } from './schema.js';
+
+/**
+ * The figures the price guide is computed from, aggregated in SQL per product: the asking prices of
+ * current offers, and the sales of orders that were paid (paid, sent, received), dated by payment.
+ * Sums come back with their counts so averages are weighted by copies.
+ */
+export interface OfferFigures {
+  idProduct: number;
+  low: number | null;
+  lowEx: number | null;
+  lowFoil: number | null;
+  lowGerman: number | null;
+  askSum: number;
+  askCopies: number;
+}
+
+export interface SaleFigures {
+  idProduct: number;
+  /** [sum of cents, copies] of non-foil and foil sales: all time, last 1, 7 and 30 days. */
+  all: [number, number];
+  d1: [number, number];
+  d7: [number, number];
+  d30: [number, number];
+  foilAll: [number, number];
+  foilD1: [number, number];
+  foilD7: [number, number];
+  foilD30: [number, number];
+}
+
+const EX_OR_BETTER = ['MT', 'NM', 'EX'];
+const ID_CHUNK = 500;
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+export async function offerFigures(db: Executor, idProducts?: number[]): Promise<OfferFigures[]> {
+  if (idProducts && idProducts.length > ID_CHUNK) return chunked(idProducts, (ids) => offerFigures(db, ids));
+  if (idProducts?.length === 0) return [];
+  let q = offers(db)
+    .groupBy('a.idProduct')
+    .select((eb) => [
+      'a.idProduct',
+      eb.fn.min(eb.case().when('a.isFoil', '=', 0).then(eb.ref('a.price')).end()).as('low'),
+      eb.fn
+        .min(
+          eb
+            .case()
+            .when(
+              eb.and([
+                eb('a.isFoil', '=', 0),
+                eb.or([eb('a.condition', 'is', null), eb('a.condition', 'in', EX_OR_BETTER)]),
+              ]),
+            )
+            .then(eb.ref('a.price'))
+            .end(),
+        )
+        .as('lowEx'),
+      eb.fn.min(eb.case().when('a.isFoil', '=', 1).then(eb.ref('a.price')).end()).as('lowFoil'),
+      eb.fn
+        .min(
+          eb
+            .case()
+            .when(eb.and([eb('a.isFoil', '=', 0), eb('u.country', '=', 'D'), eb('u.isCommercial', '>=', 1)]))
+            .then(eb.ref('a.price'))
+            .end(),
+        )
+        .as('lowGerman'),
+      eb.fn
+        .sum(
+          eb
+            .case()
+            .when('a.isFoil', '=', 0)
+            .then(sql<number>`a.price * a.count`)
+            .else(0)
+            .end(),
+        )
+        .as('askSum'),
+      eb.fn.sum(eb.case().when('a.isFoil', '=', 0).then(eb.ref('a.count')).else(0).end()).as('askCopies'),
+    ]);
+  if (idProducts) q = q.where('a.idProduct', 'in', idProducts);
+  const rows = await q.execute();
+  return rows.map((r) => ({
+    idProduct: r.idProduct,
+    low: num(r.low),
+    lowEx: num(r.lowEx),
+    lowFoil: num(r.lowFoil),
+    lowGerman: num(r.lowGerman),
+    askSum: Number(r.askSum ?? 0),
+    askCopies: Number(r.askCopies ?? 0),
+  }));
+}
+
+type SalesEb = ExpressionBuilder<DB & { oa: DB['orderArticles']; o: DB['orders'] }, 'oa' | 'o'>;
+
+/** Sales of paid orders, per product; `now` fixes the 1-, 7- and 30-day windows. */
+export async function saleFigures(db: Executor, now: number, idProducts?: number[]): Promise<SaleFigures[]> {
+  if (idProducts && idProducts.length > ID_CHUNK)
+    return chunked(idProducts, (ids) => saleFigures(db, now, ids));
+  if (idProducts?.length === 0) return [];
+  const day = 86_400_000;
+  const soldAt = sql<number>`coalesce(o."datePaid", o."dateBought")`;
+  const pair = (eb: SalesEb, foil: 0 | 1, since: number | null, name: string) => {
+    const cond =
+      since === null
+        ? eb('oa.isFoil', '=', foil)
+        : eb.and([eb('oa.isFoil', '=', foil), eb(soldAt, '>=', since)]);
+    return [
+      eb.fn
+        .sum(
+          eb
+            .case()
+            .when(cond)
+            .then(sql<number>`oa.price * oa.count`)
+            .else(0)
+            .end(),
+        )
+        .as(`${name}Sum`),
+      eb.fn.sum(eb.case().when(cond).then(eb.ref('oa.count')).else(0).end()).as(`${name}Copies`),
+    ];
+  };
+  let q = db
+    .selectFrom('orderArticles as oa')
+    .innerJoin('orders as o', 'o.idOrder', 'oa.idOrder')
+    .where('o.state', 'in', ['paid', 'sent', 'received'])
+    .groupBy('oa.idProduct')
+    .select((eb) => [
+      'oa.idProduct',
+      ...pair(eb, 0, null, 'all'),
+      ...pair(eb, 0, now - day, 'd1'),
+      ...pair(eb, 0, now - 7 * day, 'd7'),
+      ...pair(eb, 0, now - 30 * day, 'd30'),
+      ...pair(eb, 1, null, 'foilAll'),
+      ...pair(eb, 1, now - day, 'foilD1'),
+      ...pair(eb, 1, now - 7 * day, 'foilD7'),
+      ...pair(eb, 1, now - 30 * day, 'foilD30'),
+    ]);
+  if (idProducts) q = q.where('oa.idProduct', 'in', idProducts);
+  const rows = (await q.execute()) as unknown as Record<string, unknown>[];
+  const p = (r: Record<string, unknown>, name: string): [number, number] => [
+    Number(r[`${name}Sum`] ?? 0),
+    Number(r[`${name}Copies`] ?? 0),
+  ];
+  return rows.map((r) => ({
+    idProduct: Number(r.idProduct),
+    all: p(r, 'all'),
+    d1: p(r, 'd1'),
+    d7: p(r, 'd7'),
+    d30: p(r, 'd30'),
+    foilAll: p(r, 'foilAll'),
+    foilD1: p(r, 'foilD1'),
+    foilD7: p(r, 'foilD7'),
+    foilD30: p(r, 'foilD30'),
+  }));
+}
+
+export async function importedGuides(
+  db: Executor,
+  idProducts?: number[],
+): Promise<ImportedPriceGuidesTable[]> {
+  if (idProducts && idProducts.length > ID_CHUNK)
+    return chunked(idProducts, (ids) => importedGuides(db, ids));
+  if (idProducts?.length === 0) return [];
+  let q = db.selectFrom('importedPriceGuides').selectAll();
+  if (idProducts) q = q.where('idProduct', 'in', idProducts);
+  return q.execute();
+}
+
+export async function storedGuides(db: Executor, idProducts?: number[]): Promise<PriceGuidesTable[]> {
+  if (idProducts && idProducts.length > ID_CHUNK) return chunked(idProducts, (ids) => storedGuides(db, ids));
+  if (idProducts?.length === 0) return [];
+  let q = db.selectFrom('priceGuides').selectAll();
+  if (idProducts) q = q.where('idProduct', 'in', idProducts);
+  return q.execute();
+}
+
+export const GUIDE_COLUMNS = [
+  'idProduct',
+  'sell',
+  'low',
+  'lowEx',
+  'lowFoil',
+  'avg',
+  'trend',
+  'trendFoil',
+  'sellFoil',
+  'lowGerman',
+  'suggested',
+  'avg1',
+  'avg7',
+  'avg30',
+  'foilAvg1',
+  'foilAvg7',
+  'foilAvg30',
+  'updatedAt',
+] as const satisfies readonly (keyof PriceGuidesTable)[];
+
+/** Replaces the guides of these products with `rows` (products without a row lose theirs). */
+export async function replaceGuides(
+  db: Executor,
+  idProducts: number[],
+  rows: PriceGuidesTable[],
+): Promise<void> {
+  for (let i = 0; i < idProducts.length; i += ID_CHUNK) {
+    await db
+      .deleteFrom('priceGuides')
+      .where('idProduct', 'in', idProducts.slice(i, i + ID_CHUNK))
+      .execute();
+  }
+  await insertMany(
+    db,
+    'priceGuides',
+    GUIDE_COLUMNS,
+    rows.map((r) => GUIDE_COLUMNS.map((c) => r[c])),
+  );
+}
+
+async function chunked<T>(ids: number[], fn: (ids: number[]) => Promise<T[]>): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < ids.length; i += ID_CHUNK) out.push(...(await fn(ids.slice(i, i + ID_CHUNK))));
+  return out;
+}
