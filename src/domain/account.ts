@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { badRequest, notFound } from '../errors.js';
-import { type AccountCounters, accountCounters } from '../store/accounts.js';
+import { type AccountCounters, findAccount } from '../store/accounts.js';
 import { claimCoupon, findCoupon, insertCoupon } from '../store/coupons.js';
 import type { Executor } from '../store/db.js';
 import type { User } from '../store/schema.js';
-import { addBonusBalance, findUserById, updateUser } from '../store/users.js';
+import { addBonusBalance, updateUser } from '../store/users.js';
 import { DISPLAY_LANGUAGES } from './catalog.js';
 import type { DomainContext } from './context.js';
 
@@ -15,9 +15,9 @@ export interface AccountView {
 }
 
 export async function loadAccount(db: Executor, idUser: number): Promise<AccountView> {
-  const user = await findUserById(db, idUser);
-  if (!user) throw notFound(`User ${idUser} does not exist.`);
-  return { user, counters: await accountCounters(db, idUser) };
+  const account = await findAccount(db, idUser);
+  if (!account) throw notFound(`User ${idUser} does not exist.`);
+  return account;
 }
 
 export async function getAccount(ctx: DomainContext, idUser: number): Promise<AccountView> {

@@ -1,38 +1,68 @@
 import { sql } from 'kysely';
 import type { Executor } from './db.js';
 import { prepared } from './prepared.js';
-import { unpaidAmount } from './orders.js';
-import { articlesInShoppingCart } from './reservations.js';
+import type { User } from './schema.js';
 
-/**
- * The account's numbers that live in other features' tables. Each feature adds its query here as
- * its tables arrive (cart reservations, messages, unpaid orders); until then there is nothing to
- * count and the answer is honestly zero.
- */
+/** The account's numbers that live in other features' tables. */
 export interface AccountCounters {
+  /** Copies in the user's shopping cart (their reservations). */
   articlesInShoppingCart: number;
+  /** Messages the user received and has not read (a deleted message is never unread). */
   unreadMessages: number;
-  /** Cents owed for orders bought and not yet paid. */
+  /** Cents owed for orders bought and not yet paid (merged orders count once, in the survivor). */
   unpaidAmount: number;
 }
 
-// GET /account is the hot path: one indexed count (messages_unread), compiled once. A message the
-// receiver deleted is never unread (deleting clears the flag).
-const unreadMessageCount = prepared(
-  (db, idUser: number) =>
+/**
+ * GET /account is the API's hot path: the user's row and the three counters come from one
+ * statement, compiled once, each counter answered by an index (reservations by buyer,
+ * messages_unread, the partial orders_by_buyer_state). The literals stay literals so the prepared
+ * statement takes exactly the user's id, four times.
+ */
+const accountRow = prepared(
+  (db, idUser: number, idBuyer: number, idReceiver: number, idOrderBuyer: number) =>
     db
-      .selectFrom('messages')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('idReceiver', '=', idUser)
-      .where('unread', '=', sql.lit(1)),
-  [0],
+      .selectFrom('users as u')
+      .selectAll('u')
+      .select((eb) => [
+        eb
+          .selectFrom('reservationArticles as ra')
+          .innerJoin('reservations as r', 'r.idReservation', 'ra.idReservation')
+          .select(sql<number>`coalesce(sum(ra."count"), 0)`.as('n'))
+          .where('r.idBuyer', '=', idBuyer)
+          .as('c_articlesInShoppingCart'),
+        eb
+          .selectFrom('messages')
+          .select(eb.fn.countAll<number>().as('n'))
+          .where('idReceiver', '=', idReceiver)
+          .where('unread', '=', sql.lit(1))
+          .as('c_unreadMessages'),
+        eb
+          .selectFrom('orders')
+          .select(sql<number>`coalesce(sum("totalValue"), 0)`.as('n'))
+          .where('idBuyer', '=', idOrderBuyer)
+          .where('state', '=', sql.lit('bought'))
+          .where('wasMergedInto', 'is', null)
+          .as('c_unpaidAmount'),
+      ])
+      .where('u.idUser', '=', idUser),
+  [0, 0, 0, 0],
 );
 
-export async function accountCounters(db: Executor, idUser: number): Promise<AccountCounters> {
-  const unread = await unreadMessageCount(db, idUser);
+/** The user and their counters, or undefined when there is no such user. */
+export async function findAccount(
+  db: Executor,
+  idUser: number,
+): Promise<{ user: User; counters: AccountCounters } | undefined> {
+  const row = (await accountRow(db, idUser, idUser, idUser, idUser))[0];
+  if (!row) return undefined;
+  const { c_articlesInShoppingCart, c_unreadMessages, c_unpaidAmount, ...user } = row;
   return {
-    articlesInShoppingCart: await articlesInShoppingCart(db, idUser),
-    unreadMessages: Number(unread[0]?.n ?? 0),
-    unpaidAmount: await unpaidAmount(db, idUser),
+    user: user as User,
+    counters: {
+      articlesInShoppingCart: Number(c_articlesInShoppingCart ?? 0),
+      unreadMessages: Number(c_unreadMessages ?? 0),
+      unpaidAmount: Number(c_unpaidAmount ?? 0),
+    },
   };
 }
