@@ -3,11 +3,6 @@ import { markAllDelivered, markDelivered, markFailed, pendingEvents } from '../s
 import type { DomainContext } from './context.js';
 
 /**
- * Delivers the outbox (`events` table). A handler runs in its own transaction together with the
- * claim of its event, so an event's effects happen exactly once even with several instances
- * polling, and a failing handler leaves the event for a later attempt (at most 10).
- */
-/**
  * The events the marketplace raises, and their payloads. A feature that raises one appends it with
  * `appendEvent` in the transaction of the change; a feature that reacts registers a handler.
  */
@@ -24,12 +19,23 @@ export const EVENTS = {
  * A handler does its work in `tx`. It may return a function to run once that transaction has
  * committed (never if it rolls back): to start work that must not hold the transaction open.
  */
-// biome-ignore lint/suspicious/noConfusingVoidType: most handlers return nothing, and stay valid
 export type EventHandler = (ctx: DomainContext, tx: Tx, payload: unknown) => Promise<void | AfterCommit>;
+/** A handler that takes all the events of its type in a delivery batch at once (e.g. to dedupe). */
+export type BatchHandler = (ctx: DomainContext, tx: Tx, payloads: unknown[]) => Promise<void>;
 export type AfterCommit = () => void;
 
+const BATCH = 100;
+
+/**
+ * Delivers the outbox (`events` table). Handlers run in a transaction together with the claim of
+ * their events, so an event's effects happen exactly once even with several instances polling. A
+ * batch of events is delivered in one transaction (a bulk stock write raises a hundred at once);
+ * if any handler fails, the batch is delivered again one event per transaction, so only the
+ * failing event is left for a later attempt (at most 10).
+ */
 export class EventDispatcher {
   private readonly handlers = new Map<string, EventHandler[]>();
+  private readonly batchHandlers = new Map<string, BatchHandler[]>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
 
@@ -41,8 +47,18 @@ export class EventDispatcher {
     this.handlers.set(type, list);
   }
 
+  onBatch(type: string, handler: BatchHandler): void {
+    const list = this.batchHandlers.get(type) ?? [];
+    list.push(handler);
+    this.batchHandlers.set(type, list);
+  }
+
+  private heard(type: string): boolean {
+    return this.handlers.has(type) || this.batchHandlers.has(type);
+  }
+
   /** Delivers what is pending now; returns how many events were handled. */
-  deliverPending(batch = 100): Promise<number> {
+  deliverPending(batch = BATCH): Promise<number> {
     // One delivery pass at a time per process; a second caller waits for the running one.
     this.running ??= this.pass(batch).finally(() => {
       this.running = undefined;
@@ -55,30 +71,58 @@ export class EventDispatcher {
     for (;;) {
       const events = await pendingEvents(this.ctx.database.db, batch);
       if (events.length === 0) return handled;
-      // Events nobody reacts to (yet) are settled in one statement, not a transaction each: a bulk
-      // stock write raises a hundred at a time.
-      const unheard = events.filter((e) => !this.handlers.has(e.type)).map((e) => e.idEvent);
+      // Events nobody reacts to (yet) are settled in one statement.
+      const unheard = events.filter((e) => !this.heard(e.type)).map((e) => e.idEvent);
       handled += await markAllDelivered(this.ctx.database.db, unheard, this.ctx.clock.now());
-      for (const event of events) {
-        if (!this.handlers.has(event.type)) continue;
+      // Fresh events go together; one that failed before goes alone, so it cannot hold back others.
+      const fresh = events.filter((e) => this.heard(e.type) && e.attempts === 0);
+      const retried = events.filter((e) => this.heard(e.type) && e.attempts > 0);
+      let singly = retried;
+      if (fresh.length > 0) {
         try {
-          const afterCommit: AfterCommit[] = [];
-          await this.ctx.database.transaction(async (tx) => {
-            if (!(await markDelivered(tx, event.idEvent, this.ctx.clock.now()))) return;
-            const payload = JSON.parse(event.payload) as unknown;
-            for (const handler of this.handlers.get(event.type) ?? []) {
-              const after = await handler(this.ctx, tx, payload);
-              if (after) afterCommit.push(after);
-            }
-          });
-          handled++;
-          for (const after of afterCommit) after();
+          handled += await this.deliver(fresh);
+        } catch {
+          singly = [...fresh, ...retried];
+        }
+      }
+      for (const event of singly) {
+        try {
+          handled += await this.deliver([event]);
         } catch (err) {
           await markFailed(this.ctx.database.db, event.idEvent, (err as Error).message);
         }
       }
       if (events.length < batch) return handled;
     }
+  }
+
+  /** Claims and handles these events in one transaction; returns how many it claimed. */
+  private async deliver(events: Array<{ idEvent: number; type: string; payload: string }>): Promise<number> {
+    const afterCommit: AfterCommit[] = [];
+    const claimed = await this.ctx.database.transaction(async (tx) => {
+      const now = this.ctx.clock.now();
+      const byType = new Map<string, unknown[]>();
+      let count = 0;
+      for (const event of events) {
+        // Another instance may have delivered it since it was read.
+        if (!(await markDelivered(tx, event.idEvent, now))) continue;
+        count++;
+        const payload = JSON.parse(event.payload) as unknown;
+        for (const handler of this.handlers.get(event.type) ?? []) {
+          const after = await handler(this.ctx, tx, payload);
+          if (after) afterCommit.push(after);
+        }
+        const list = byType.get(event.type) ?? [];
+        list.push(payload);
+        byType.set(event.type, list);
+      }
+      for (const [type, payloads] of byType) {
+        for (const handler of this.batchHandlers.get(type) ?? []) await handler(this.ctx, tx, payloads);
+      }
+      return count;
+    });
+    for (const after of afterCommit) after();
+    return claimed;
   }
 
   start(intervalMs = 500): void {

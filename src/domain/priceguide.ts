@@ -143,25 +143,27 @@ const REFRESH_BATCH = 1000;
  * (articles sold out or made dearer, the days moving on).
  */
 export function registerPriceGuideHandlers(events: EventDispatcher): void {
-  events.on(EVENTS.orderStateChanged, async (ctx, tx, payload) => {
-    const idOrder = (payload as { idOrder?: unknown }).idOrder;
-    if (typeof idOrder !== 'number') return;
+  // Batch handlers: a bulk stock write lists a hundred articles, often of few products; each
+  // product's guide is recomputed once per delivery, not once per article.
+  events.onBatch(EVENTS.orderStateChanged, async (ctx, tx, payloads) => {
+    const ids = payloads
+      .map((p) => (p as { idOrder?: unknown }).idOrder)
+      .filter((id): id is number => typeof id === 'number');
+    if (ids.length === 0) return;
     const rows = await tx
       .selectFrom('orderArticles')
       .select('idProduct')
-      .where('idOrder', '=', idOrder)
+      .where('idOrder', 'in', ids)
       .execute();
     await recomputeGuides(tx, ctx.clock.now(), [...new Set(rows.map((r) => r.idProduct))]);
   });
-  events.on(EVENTS.articleListed, async (ctx, tx, payload) => {
-    const idArticle = (payload as { idArticle?: unknown }).idArticle;
-    if (typeof idArticle !== 'number') return;
-    const row = await tx
-      .selectFrom('articles')
-      .select('idProduct')
-      .where('idArticle', '=', idArticle)
-      .executeTakeFirst();
-    if (row) await recomputeGuides(tx, ctx.clock.now(), [row.idProduct]);
+  events.onBatch(EVENTS.articleListed, async (ctx, tx, payloads) => {
+    const ids = payloads
+      .map((p) => (p as { idArticle?: unknown }).idArticle)
+      .filter((id): id is number => typeof id === 'number');
+    if (ids.length === 0) return;
+    const rows = await tx.selectFrom('articles').select('idProduct').where('idArticle', 'in', ids).execute();
+    await recomputeGuides(tx, ctx.clock.now(), [...new Set(rows.map((r) => r.idProduct))]);
   });
 }
 
