@@ -60,7 +60,14 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
 
   installCors(app);
   installVersions(app, config, services.wallClock);
-  app.addHook('onRequest', async (request) => checkExpect(request));
+  app.addHook('onRequest', (request, _reply, done) => {
+    try {
+      checkExpect(request);
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
+  });
   installBodyParsing(app);
 
   const router = new Router();

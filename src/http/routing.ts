@@ -1,5 +1,11 @@
 import type { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestAsyncHookHandler,
+  onRequestHookHandler,
+} from 'fastify';
 import type { AuthContext } from '../auth/authenticate.js';
 import { ApiError } from '../errors.js';
 import type { AppKind } from '../store/schema.js';
@@ -84,9 +90,11 @@ export interface RouteConfig {
 export type RouteHooks = (config: RouteConfig) => onRequestAsyncHookHandler[];
 
 /** Sets `Access-Control-Allow-Methods` for one resource (the CORS hook set the default). */
-function allowMethodsHook(allowed: string): onRequestAsyncHookHandler {
-  return async (_request, reply) => {
+function allowMethodsHook(allowed: string): onRequestHookHandler {
+  // A callback hook, not an async one: no promise on every request for a header.
+  return (_request, reply, done) => {
     reply.header('Access-Control-Allow-Methods', allowed);
+    done();
   };
 }
 
