@@ -41,6 +41,11 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     logController: new LogController({
       disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
     }),
+    // No child logger per request unless requests are logged: a pino child costs microseconds on
+    // every request, and the one error line that needs the request id writes it explicitly.
+    ...(config.logLevel === 'debug' || config.logLevel === 'trace'
+      ? {}
+      : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
     rewriteUrl: rewriteFormatSegment,
     bodyLimit: config.bodyLimit,
     exposeHeadRoutes: false,
