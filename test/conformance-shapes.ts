@@ -15,7 +15,7 @@ import { XMLParser } from 'fast-xml-parser';
  *  - `list(spec, min)`: an array of at least `min` (default 1) elements of that spec;
  *  - `nullable(spec)`: null, or that spec.
  */
-export type Spec = string | Eq | ListSpec | NullableSpec | Check | { [key: string]: Spec };
+export type Spec = string | Eq | ListSpec | NullableSpec | Check | Dynamic | { [key: string]: Spec };
 
 class Eq {
   constructor(readonly value: unknown) {}
@@ -32,12 +32,17 @@ class NullableSpec {
 class Check {
   constructor(readonly assertValue: (value: unknown, path: string) => void) {}
 }
+class Dynamic {
+  constructor(readonly specOf: (value: unknown) => Spec) {}
+}
 
 export const eq = (value: unknown) => new Eq(value);
 export const list = (item: Spec, min = 1) => new ListSpec(item, min);
 export const nullable = (spec: Spec) => new NullableSpec(spec);
 /** A value checked by a function of its own (it throws an assertion error when it does not fit). */
 export const check = (assertValue: (value: unknown, path: string) => void) => new Check(assertValue);
+/** The spec that fits this value (e.g. an article's, by its game), chosen from the value itself. */
+export const dynamic = (specOf: (value: unknown) => Spec) => new Dynamic(specOf);
 
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4}$/;
 
@@ -67,6 +72,10 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 
 /** Asserts that a parsed JSON value has exactly the shape of the spec. */
 export function assertShape(value: unknown, spec: Spec, path = '$'): void {
+  if (spec instanceof Dynamic) {
+    assertShape(value, spec.specOf(value), path);
+    return;
+  }
   if (typeof spec === 'string') {
     assert.ok(
       spec.split('|').some((t) => leafMatches(t, value)),
@@ -129,7 +138,8 @@ function childSpec(spec: Spec | undefined, key: string): Spec | undefined {
     typeof spec === 'string' ||
     spec instanceof Eq ||
     spec instanceof ListSpec ||
-    spec instanceof Check
+    spec instanceof Check ||
+    spec instanceof Dynamic
   ) {
     return undefined;
   }
@@ -149,6 +159,7 @@ function compareElement(
   path: string,
   options: CompareOptions,
 ): void {
+  if (spec instanceof Dynamic) spec = spec.specOf(value);
   if (value === null) {
     assert.equal(
       childElements(nodes).length + textOf(nodes).length,
@@ -506,7 +517,16 @@ const CANCELLATION_REQUEST = nullable({ reason: 'string', date: 'timestamp' });
  * Order (reference §2.11). `state`: the state object's exact keys (the dates passed, then reason and
  * wasMergedInto where they apply). `evaluated`: whether the evaluation is there.
  */
-export function order({ state, evaluated = false }: { state: Spec; evaluated?: boolean }) {
+export function order({
+  state,
+  evaluated = false,
+  articles = article({ context: 'order' }),
+}: {
+  state: Spec;
+  evaluated?: boolean;
+  /** The spec of its articles (default: Magic single cards). */
+  articles?: Spec;
+}) {
   return {
     idOrder: 'int',
     isBuyer: 'boolean',
@@ -521,7 +541,7 @@ export function order({ state, evaluated = false }: { state: Spec; evaluated?: b
     articleCount: 'int',
     note: 'string',
     evaluation: evaluated ? EVALUATION : 'null',
-    article: list(article({ context: 'order' })),
+    article: list(articles),
     articleValue: 'money',
     totalValue: 'money',
     idCurrency: eq(1),
