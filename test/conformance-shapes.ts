@@ -609,7 +609,7 @@ export function thread(form: 'overview' | 'thread') {
 const WANTSLIST_GAME = { idGame: 'int', name: 'string', abbreviation: 'string' };
 
 /** Wantslist (reference §2.17): in a list of lists, or alone with its items. */
-export function wantslist(items?: Spec) {
+export function wantslist(items?: Spec): Spec {
   return items === undefined
     ? { idWantslist: 'int', game: WANTSLIST_GAME, name: 'string', itemCount: 'int', links: LINKS }
     : { idWantslist: 'int', game: WANTSLIST_GAME, name: 'string', itemCount: 'int', item: items };
