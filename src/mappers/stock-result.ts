@@ -16,12 +16,7 @@ export const mapInserted = (article: unknown) => ({ success: true, idArticle: ar
 export const mapFailedArticle = (f: FailedArticle) => ({ success: false, tried: f.tried, error: f.error });
 
 /** `deleted[]` of `DELETE /stock`; a failure names the article and count as sent, and why. */
-export function mapDeleted(r: { idArticle: number; count: number } | FailedArticle): {
-  idArticle: unknown;
-  count: unknown;
-  success: boolean;
-  message?: string;
-} {
+export function mapDeleted(r: { idArticle: number; count: number } | FailedArticle) {
   if ('error' in r) {
     return {
       idArticle: echoNumber(r.tried, 'idArticle'),
