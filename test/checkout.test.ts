@@ -12,6 +12,7 @@ export const ORDER_KEYS = [
   'state',
   'shippingMethod',
   'trackingNumber',
+  'temporaryEmail',
   'isPresale',
   'shippingAddress',
   'articleCount',

@@ -34,8 +34,8 @@ const ARTICLE_FIELDS = [
   'condition',
   'isFoil',
   'isSigned',
-  'isAltered',
   'isPlayset',
+  'isAltered',
   'links',
 ];
 
@@ -188,7 +188,7 @@ for (const dialect of DIALECTS) {
       assert.equal(first.seller.idUser, privateDE.idUser);
       assert.equal(first.seller.username, privateDE.username);
       assert.deepEqual(first.seller.address, { country: 'D' });
-      assert.equal(first.seller.email, null, 'a listing shows no contact details');
+      assert.equal(first.seller.email, '', 'a listing shows no contact details');
       assert.equal(first.product.enName, 'Polluted Delta');
       assert.equal(first.condition, 'PL');
     });
@@ -344,7 +344,7 @@ for (const dialect of DIALECTS) {
       assert.equal(byId.json.user.username, proFR.username);
       assert.equal(byId.json.user.isCommercial, 1);
       assert.deepEqual(byId.json.user.address, { country: 'FR' });
-      assert.equal(byId.json.user.email, null);
+      assert.equal(byId.json.user.email, '');
       const byName = await api.get(`/users/${proFR.username}`);
       assert.equal(byName.status, 200);
       assert.equal(xmlValue(byName.text, 'idUser'), String(proFR.idUser));

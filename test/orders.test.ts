@@ -146,7 +146,7 @@ for (const dialect of DIALECTS) {
         assert.equal(res.json.order.state.state, 'sent');
         assert.equal(typeof res.json.order.state.dateSent, 'string');
         assert.equal(res.json.order.trackingNumber, 'RR123456785DE');
-        assert.equal(res.json.order.isPresale, undefined);
+        assert.equal(res.json.order.isPresale, false);
         const after = (await seller.api.get('/account', { json: true })).json.account;
         assert.equal(after.sellCount, before.sellCount + 1);
         assert.equal(after.soldItems, before.soldItems + 1);

@@ -31,8 +31,8 @@ const STOCK_ARTICLE_FIELDS_MTG = [
   'condition',
   'isFoil',
   'isSigned',
-  'isAltered',
   'isPlayset',
+  'isAltered',
   'links',
 ];
 

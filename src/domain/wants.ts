@@ -1,6 +1,12 @@
 import { ApiError, badRequest, notFound } from '../errors.js';
 import type { Executor } from '../store/db.js';
 import type { Want } from '../store/schema.js';
+import {
+  loadMetaproducts,
+  loadProductInfos,
+  type MetaproductInfo,
+  type ProductInfo,
+} from '../store/products.js';
 import { findUserById } from '../store/users.js';
 import {
   averageSell,
@@ -16,14 +22,10 @@ import {
   insertWant,
   insertWantslist,
   lowestOffer,
-  metaproductFacts,
   type NewWant,
   type OfferFilter,
-  productFacts,
   renameWantslist,
   updateWant,
-  type WantMetaproductFacts,
-  type WantProductFacts,
   type WantslistRow,
   type WantTarget,
   wantslistNameTaken,
@@ -60,10 +62,12 @@ export type FlagChoice = boolean | null;
 export interface WantView {
   want: Want;
   idGame: number;
+  /** The owner's display language: what `locName` of the product or metaproduct is written in. */
+  idLanguage: number;
   /** Cents: the lowest offer matching the want now, null when there is none. */
   fromPrice: number | null;
-  product?: WantProductFacts;
-  metaproduct?: WantMetaproductFacts;
+  product?: ProductInfo;
+  metaproduct?: MetaproductInfo;
 }
 
 export interface WantslistDetail {
@@ -172,21 +176,20 @@ async function displayLanguage(db: Executor, idUser: number): Promise<number> {
 async function detail(db: Executor, idUser: number, list: WantslistRow): Promise<WantslistDetail> {
   const wants = await wantsOfList(db, list.idWantslist);
   const idLanguage = await displayLanguage(db, idUser);
-  const products = await productFacts(
-    db,
-    wants.filter((w) => w.idProduct !== null).map((w) => w.idProduct!),
-    idLanguage,
+  // The catalog's own loaders, so a product or metaproduct in a want is the one the catalog shows.
+  const unique = (ids: Array<number | null>) => [...new Set(ids.filter((id): id is number => id !== null))];
+  const products = new Map(
+    (await loadProductInfos(db, unique(wants.map((w) => w.idProduct)))).map((p) => [p.product.idProduct, p]),
   );
-  const metaproducts = await metaproductFacts(
-    db,
-    wants.filter((w) => w.idMetaproduct !== null).map((w) => w.idMetaproduct!),
-    idLanguage,
+  const metaproducts = new Map(
+    (await loadMetaproducts(db, unique(wants.map((w) => w.idMetaproduct)))).map((m) => [m.idMetaproduct, m]),
   );
   const items: WantView[] = [];
   for (const want of wants) {
     items.push({
       want,
       idGame: list.idGame,
+      idLanguage,
       fromPrice: await lowestOffer(db, wantTarget(want, list.idGame), offerFilter(want, idUser)),
       product: want.idProduct === null ? undefined : products.get(want.idProduct),
       metaproduct: want.idMetaproduct === null ? undefined : metaproducts.get(want.idMetaproduct),

@@ -1,5 +1,5 @@
-import type { AccountView } from '../domain/account.js';
-import { mapAddress } from './user.js';
+import type { AccountView, CouponResult } from '../domain/account.js';
+import { mapHomeAddress } from './address.js';
 import { bool, link, money, timestamp } from './values.js';
 
 /** The Account entity (spec §2.1), fields in the order the spec lists them. */
@@ -21,7 +21,7 @@ export function mapAccount({ user, counters }: AccountView) {
     onVacation: bool(user.onVacation),
     idDisplayLanguage: user.idDisplayLanguage,
     name: { firstName: user.firstName, lastName: user.lastName },
-    homeAddress: mapAddress(user),
+    homeAddress: mapHomeAddress(user),
     email: user.email,
     phoneNumber: user.phoneNumber,
     vat: user.vat,
@@ -56,3 +56,10 @@ export function accountLinks() {
     link('redeem_coupon', '/account/coupon', 'POST'),
   ];
 }
+
+/** One entry of `coupon[]` in the answer to `POST /account/coupon` (reference §1.2). */
+export const mapCoupon = (c: CouponResult) => ({
+  couponCode: c.couponCode,
+  successful: c.successful,
+  message: c.message,
+});

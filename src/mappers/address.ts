@@ -1,7 +1,12 @@
+import { homeAddress } from '../domain/cart.js';
 import type { PostalAddress } from '../store/reservations.js';
+import type { User } from '../store/schema.js';
 
-/** The Address entity (reference §2.3): a cart's or an order's shipping address. */
-export function mapPostalAddress(a: PostalAddress) {
+/**
+ * The Address entity (reference §2.3), the one shape of an account's home address, a user's
+ * address as an order's counterparty sees it, a cart's and an order's shipping address.
+ */
+export function mapAddress(a: PostalAddress) {
   return {
     name: a.name,
     extra: a.extra,
@@ -11,3 +16,6 @@ export function mapPostalAddress(a: PostalAddress) {
     country: a.country,
   };
 }
+
+/** A user's home address as the Address entity. */
+export const mapHomeAddress = (user: User) => mapAddress(homeAddress(user));

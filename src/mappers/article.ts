@@ -1,4 +1,4 @@
-import { gameRules, languageName } from '../domain/catalog.js';
+import { type ArticleFlag, gameRules, languageName } from '../domain/catalog.js';
 import type { ArticleView } from '../store/articles.js';
 import type { User } from '../store/schema.js';
 import { mapShortProduct } from './product.js';
@@ -26,7 +26,25 @@ export interface ArticleMapOptions {
   count?: number;
   /** Cents: the frozen price of an order line. */
   price?: number;
+  /**
+   * Whether the short product rides inside (default). `GET /stock/article/:id` sends the detailed
+   * Product beside the article instead, and the real API then leaves it out of the article.
+   */
+  withProduct?: boolean;
 }
+
+/**
+ * The order the flags are written in, as recorded responses write them (`isFoil, isSigned,
+ * isPlayset, isAltered`); the game-specific ones where the reference lists them.
+ */
+const FLAG_ORDER: readonly ArticleFlag[] = [
+  'isFoil',
+  'isReverseHolo',
+  'isSigned',
+  'isPlayset',
+  'isAltered',
+  'isFirstEd',
+];
 
 export function mapArticle(view: ArticleView, options: ArticleMapOptions) {
   const { context } = options;
@@ -43,7 +61,7 @@ export function mapArticle(view: ArticleView, options: ArticleMapOptions) {
   if (context === 'marketplace') out.prices = [{ price, idCurrency: 1, currencyCode: 'EUR' }];
   out.count = options.count ?? view.count;
   out.inShoppingCart = options.inShoppingCart ?? false;
-  out.product = mapShortProduct(view.product);
+  if (options.withProduct !== false) out.product = mapShortProduct(view.product);
   if (context !== 'stock' && options.seller)
     out.seller = mapUser(options.seller, options.sellerContext ?? 'public');
   if (context === 'stock') {
@@ -51,7 +69,8 @@ export function mapArticle(view: ArticleView, options: ArticleMapOptions) {
     out.onSale = view.count > 0;
   }
   if (view.product.isSingle) out.condition = view.condition;
-  for (const flag of gameRules(view.product.idGame).flags) out[flag] = bool(view[flag]);
+  const flags = gameRules(view.product.idGame).flags;
+  for (const flag of FLAG_ORDER) if (flags.includes(flag)) out[flag] = bool(view[flag]);
   out.links = [
     link('self', context === 'stock' ? `/stock/article/${view.idArticle}` : `/articles/${view.idProduct}`),
     link('product', `/products/${view.idProduct}`),

@@ -6,20 +6,24 @@ import { link, money } from './values.js';
 /**
  * The Product entity as the catalog endpoints return it (reference §2.7; the short product inside
  * an Article is `product.ts`). Two forms, as the real API answers them:
- *  - `list` (find, expansion singles, metaproducts): `expansionName`, `expansionIcon`, the offer
- *    counts, and a `product` link;
+ *  - `list` (find, expansion singles, metaproducts, wants): `expansionName`, `expansionIcon`, the
+ *    offer counts, and a `product` link (not inside a want, where recorded responses have none);
  *  - `detail` (GET /products/:id): `expansion {…}`, `priceGuide {…}`, `reprint […]`, the offer
  *    counts, and `self` and `articles` links.
  * `locName` is the name in the viewer's display language.
  */
-export function mapProductListed(info: ProductInfo, idLanguage: number) {
+export function mapProductListed(
+  info: ProductInfo,
+  idLanguage: number,
+  { withLinks = true }: { withLinks?: boolean } = {},
+) {
   return {
     ...core(info, idLanguage),
     expansionName: info.expansion?.enName ?? null,
     expansionIcon: info.expansion?.icon ?? null,
     countArticles: info.countArticles,
     countFoils: info.countFoils,
-    links: [link('product', `/products/${info.product.idProduct}`)],
+    links: withLinks ? [link('product', `/products/${info.product.idProduct}`)] : undefined,
   };
 }
 

@@ -1,6 +1,6 @@
 import type { OrderView } from '../domain/order-views.js';
 import type { Order, OrderEvaluation } from '../store/schema.js';
-import { mapPostalAddress } from './address.js';
+import { mapAddress } from './address.js';
 import { mapArticle } from './article.js';
 import { mapShippingMethod } from './shipping-method.js';
 import { mapUser } from './user.js';
@@ -50,7 +50,7 @@ function request(reason: string | null, date: number | null) {
  */
 export function mapOrder(v: OrderView, idViewer: number) {
   const o = v.order;
-  const open = o.state === 'bought' || o.state === 'paid';
+  const isSeller = o.idSeller === idViewer;
   return {
     idOrder: o.idOrder,
     isBuyer: o.idBuyer === idViewer,
@@ -64,9 +64,15 @@ export function mapOrder(v: OrderView, idViewer: number) {
       isLetter: o.isLetter,
       isInsured: o.isInsured,
     }),
-    trackingNumber: o.trackingNumber,
-    isPresale: open ? false : undefined,
-    shippingAddress: mapPostalAddress({
+    // Strings, never null, as recorded responses have them (`""` until the seller gives one).
+    trackingNumber: o.trackingNumber ?? '',
+    // The address the seller writes to about this order (the real API relays through one of its
+    // own; this marketplace has no relay, so it is the buyer's); the buyer gets an empty string.
+    temporaryEmail: isSeller ? v.buyer.email : '',
+    // No presale articles exist here. Present in every state, as recorded responses show it even
+    // on evaluated orders (the reference's "only while bought or paid" is not what clients see).
+    isPresale: false,
+    shippingAddress: mapAddress({
       name: o.shippingName,
       extra: o.shippingExtra,
       street: o.shippingStreet,

@@ -1,3 +1,4 @@
+import type { PricedMethod } from '../domain/shipping.js';
 import { bool, money } from './values.js';
 
 /** The ShippingMethod entity (reference §2.14). */
@@ -21,3 +22,13 @@ export function mapShippingMethod(m: ShippingMethodFacts) {
     isInsured: bool(m.isInsured),
   };
 }
+
+/** A method of the table with its price for one shipment (a reservation, an available method). */
+export const mapPricedMethod = ({ method, price }: PricedMethod) =>
+  mapShippingMethod({
+    idShippingMethod: method.idShippingMethod,
+    name: method.name,
+    price,
+    isLetter: method.isLetter,
+    isInsured: method.isInsured,
+  });

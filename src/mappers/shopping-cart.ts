@@ -1,8 +1,8 @@
 import type { CartItemFailure, CartView, ReservationView } from '../domain/cart.js';
 import { mapAccount } from './account.js';
-import { mapPostalAddress } from './address.js';
+import { mapAddress } from './address.js';
 import { mapArticle } from './article.js';
-import { mapShippingMethod } from './shipping-method.js';
+import { mapPricedMethod } from './shipping-method.js';
 import { mapUser } from './user.js';
 import { money } from './values.js';
 
@@ -17,15 +17,7 @@ export function mapReservation(r: ReservationView) {
     ),
     articleValue: money(r.articleValue),
     articleCount: r.articleCount,
-    shippingMethod: r.shipping
-      ? mapShippingMethod({
-          idShippingMethod: r.shipping.method.idShippingMethod,
-          name: r.shipping.method.name,
-          price: r.shipping.price,
-          isLetter: r.shipping.method.isLetter,
-          isInsured: r.shipping.method.isInsured,
-        })
-      : null,
+    shippingMethod: r.shipping ? mapPricedMethod(r.shipping) : null,
     totalValue: money(r.totalValue),
   };
 }
@@ -34,7 +26,7 @@ export function mapReservation(r: ReservationView) {
 export function mapShoppingCart(cart: CartView) {
   return {
     account: mapAccount(cart.account),
-    shippingAddress: mapPostalAddress(cart.shippingAddress),
+    shippingAddress: mapAddress(cart.shippingAddress),
     shoppingCart: cart.reservations.map(mapReservation),
   };
 }

@@ -1,20 +1,11 @@
 import type { User } from '../store/schema.js';
+import { mapHomeAddress } from './address.js';
 import { bool, link, timestamp } from './values.js';
-
-export function mapAddress(user: User) {
-  return {
-    name: user.addressName,
-    extra: user.addressExtra,
-    street: user.street,
-    zip: user.zip,
-    city: user.city,
-    country: user.country,
-  };
-}
 
 /**
  * How much of a user another user sees depends on their relationship (reference §2.2):
- *  - `public`: a marketplace listing or a profile; no name, contact or street address;
+ *  - `public`: a marketplace listing or a profile; first name and company only, no contact or
+ *    street address;
  *  - `counterparty`: the other party of an order or a message thread; name, address and contact.
  */
 export type UserContext = 'public' | 'counterparty';
@@ -30,9 +21,11 @@ export function mapUser(user: User, context: UserContext = 'public') {
     name: full
       ? { company: user.company, firstName: user.firstName, lastName: user.lastName }
       : { company: user.company, firstName: user.firstName },
-    address: full ? mapAddress(user) : { country: user.country },
-    phone: full ? user.phoneNumber : null,
-    email: full ? user.email : null,
+    address: full ? mapHomeAddress(user) : { country: user.country },
+    // Hidden contact details are empty strings, never null, as the real API sends them: clients
+    // model `email` and `phone` as plain strings.
+    phone: full ? user.phoneNumber : '',
+    email: full ? user.email : '',
     vat: user.vat,
     legalInformation: user.legalInformation,
     riskGroup: user.riskGroup,

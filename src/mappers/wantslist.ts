@@ -1,6 +1,15 @@
-import { gameRules, languageName } from '../domain/catalog.js';
-import { WANT_FLAGS, type WantslistDetail, type WantView, wantLanguages } from '../domain/wants.js';
-import type { WantMetaproductFacts, WantProductFacts, WantslistRow } from '../store/wants.js';
+import { gameRules } from '../domain/catalog.js';
+import {
+  type FailedWantslist,
+  WANT_FLAGS,
+  type WantslistDetail,
+  type WantView,
+  wantLanguages,
+} from '../domain/wants.js';
+import type { WantslistRow } from '../store/wants.js';
+import { mapProductListed } from './catalog-product.js';
+import { mapGame } from './game.js';
+import { mapMetaproduct } from './metaproduct.js';
 import { link, money } from './values.js';
 
 /**
@@ -10,13 +19,21 @@ import { link, money } from './values.js';
 export function mapWantslist(list: WantslistRow, items?: WantView[]) {
   return {
     idWantslist: list.idWantslist,
-    game: { idGame: list.game.idGame, name: list.game.name, abbreviation: list.game.abbreviation },
+    game: mapGame(list.game, { withLinks: false }),
     name: list.name,
     itemCount: list.itemCount,
     item: items?.map(mapWant),
     links: items ? undefined : [link('self', `/wantslist/${list.idWantslist}`)],
   };
 }
+
+/** A list `POST /wantslist` could not create: the reason, and the name and game as sent. */
+export const mapFailedWantslist = (f: FailedWantslist) => ({
+  error: f.error,
+  name: f.name,
+  // An id is a number, as everywhere; something that is not an id is echoed as sent.
+  idGame: f.idGame !== null && /^\d{1,9}$/.test(f.idGame.trim()) ? Number(f.idGame.trim()) : f.idGame,
+});
 
 /** A single list as GET, PUT answer it: the list with its items, and what can be done with it. */
 export function mapWantslistDetail({ list, items }: WantslistDetail) {
@@ -30,7 +47,8 @@ export function mapWantslistDetail({ list, items }: WantslistDetail) {
 /**
  * A want: `wishPrice` 0 means none was set; `fromPrice` is the lowest offer matching it now (null
  * when there is none). A flag is true, false or null (either), and appears only where the game's
- * cards have it.
+ * cards have it. The product or metaproduct is the catalog's entity, in the list form the real API
+ * sends inside a want (reference §2.7, §2.9), named in the owner's display language.
  */
 export function mapWant(view: WantView) {
   const { want } = view;
@@ -44,10 +62,10 @@ export function mapWant(view: WantView) {
   };
   if (want.idProduct !== null) {
     out.idProduct = want.idProduct;
-    out.product = view.product ? mapWantProduct(view.product) : null;
+    out.product = view.product ? mapProductListed(view.product, view.idLanguage, { withLinks: false }) : null;
   } else {
     out.idMetaproduct = want.idMetaproduct;
-    out.metaproduct = view.metaproduct ? mapWantMetaproduct(view.metaproduct) : null;
+    out.metaproduct = view.metaproduct ? mapMetaproduct(view.metaproduct, view.idLanguage) : null;
   }
   out.idLanguage = wantLanguages(want);
   out.minCondition = want.minCondition;
@@ -56,54 +74,4 @@ export function mapWant(view: WantView) {
     if (gameFlags.includes(flag)) out[flag] = want[flag] === null ? null : want[flag] === 1;
   }
   return out;
-}
-
-const localization = (names: Array<{ name: string; idLanguage: number }>) =>
-  names.map((n) => ({ name: n.name, idLanguage: n.idLanguage, languageName: languageName(n.idLanguage) }));
-
-const slug = (s: string) =>
-  s
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^A-Za-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '');
-
-/**
- * The product inside a want, in the form the real API sends there (the find form of Product,
- * reference §2.7: expansion name and icon, article counts, no price guide).
- * TODO(merge): switch to the catalog's Product mapper once it lands, so the field list lives once.
- */
-function mapWantProduct(p: WantProductFacts) {
-  const game = p.idGame === 1 ? 'Magic' : slug(p.gameName);
-  return {
-    idProduct: p.idProduct,
-    idMetaproduct: p.idMetaproduct,
-    countReprints: p.countReprints,
-    enName: p.enName,
-    locName: p.locName,
-    localization: localization(p.localization),
-    website: `/en/${game}/Products/Singles/${slug(p.expansionName ?? '')}/${slug(p.enName)}`,
-    image: p.image,
-    gameName: p.gameName,
-    categoryName: p.categoryName,
-    idGame: p.idGame,
-    number: p.number,
-    rarity: p.rarity,
-    expansionName: p.expansionName,
-    expansionIcon: p.expansionIcon,
-    countArticles: p.countArticles,
-    countFoils: p.countFoils,
-  };
-}
-
-/** The Metaproduct entity (reference §2.9). */
-function mapWantMetaproduct(m: WantMetaproductFacts) {
-  return {
-    idMetaproduct: m.idMetaproduct,
-    enName: m.enName,
-    locName: m.locName,
-    localization: localization(m.localization),
-    image: m.image,
-    links: [link('self', `/metaproducts/${m.idMetaproduct}`)],
-  };
 }

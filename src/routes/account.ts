@@ -4,7 +4,7 @@ import { badRequest } from '../errors.js';
 import { requireBody } from '../http/body.js';
 import { boolean, integer, strings } from '../http/fields.js';
 import { ok, type Router, USER_KINDS } from '../http/routing.js';
-import { accountLinks, mapAccount } from '../mappers/account.js';
+import { accountLinks, mapAccount, mapCoupon } from '../mappers/account.js';
 import type { Services } from '../services.js';
 
 /** Account management (spec §2.1, §4.1; reference §1.2). */
@@ -48,7 +48,7 @@ export function accountRoutes(r: Router, services: Services): void {
     const body = requireBody(req.body, '<couponCode>…</couponCode>');
     const codes = strings(body, 'couponCode').map((c) => c.trim());
     const { account, coupon } = await redeemCoupons(services, req.auth.idUser!, codes);
-    return ok({ account: mapAccount(account), coupon, links: accountLinks() });
+    return ok({ account: mapAccount(account), coupon: coupon.map(mapCoupon), links: accountLinks() });
   });
 
   // Third-party apps only: ends the session of the user the app acts for.

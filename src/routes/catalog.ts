@@ -23,7 +23,7 @@ import type { Services } from '../services.js';
 export function catalogRoutes(r: Router, services: Services): void {
   r.get('/games', { kinds: ALL_KINDS }, async () => {
     const games = await listGames(services);
-    return ok({ game: games.map(mapGame), links: [link('self', '/games')] });
+    return ok({ game: games.map((g) => mapGame(g)), links: [link('self', '/games')] });
   });
 
   r.get('/games/:idGame/expansions', { kinds: ALL_KINDS }, async (req) => {

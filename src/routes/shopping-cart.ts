@@ -16,7 +16,7 @@ import { idParam, integer, objects, requireInteger, requireText, text } from '..
 import { ok, type Router, USER_KINDS } from '../http/routing.js';
 import type { XmlObject } from '../http/xml.js';
 import { mapOrder } from '../mappers/order.js';
-import { mapShippingMethod } from '../mappers/shipping-method.js';
+import { mapPricedMethod } from '../mappers/shipping-method.js';
 import { mapCartFailure, mapShoppingCart } from '../mappers/shopping-cart.js';
 import type { Services } from '../services.js';
 import type { PostalAddress } from '../store/reservations.js';
@@ -110,17 +110,7 @@ export function shoppingCartRoutes(r: Router, services: Services): void {
   r.get('/shoppingcart/shippingmethod/:idReservation', { kinds: USER_KINDS }, async (req) => {
     const idReservation = idParam(req.params, 'idReservation');
     const methods = await reservationShippingMethods(services, req.auth.idUser!, idReservation);
-    return ok({
-      availableMethod: methods.map((m) =>
-        mapShippingMethod({
-          idShippingMethod: m.method.idShippingMethod,
-          name: m.method.name,
-          price: m.price,
-          isLetter: m.method.isLetter,
-          isInsured: m.method.isInsured,
-        }),
-      ),
-    });
+    return ok({ availableMethod: methods.map(mapPricedMethod) });
   });
 
   r.put('/shoppingcart/shippingmethod/:idReservation', { kinds: USER_KINDS }, async (req) => {

@@ -7,6 +7,7 @@ import {
   type StockArticle,
   updateArticles,
 } from '../domain/stock.js';
+import { productDetail, viewerLanguage } from '../domain/products.js';
 import { stockCsv } from '../domain/stock-file.js';
 import {
   getStockArticle,
@@ -21,8 +22,9 @@ import { gzippedBase64Document } from '../http/file-document.js';
 import { CONTENT_TYPES } from '../http/format.js';
 import { type PageRequest, pagedResponse, pageFromPath, pageFromQuery } from '../http/pagination.js';
 import { type ApiRequest, type ApiResponse, ok, type Router, USER_KINDS } from '../http/routing.js';
-import type { XmlObject } from '../http/xml.js';
-import { mapArticle } from '../mappers/article.js';
+import { type ArticleMapOptions, mapArticle } from '../mappers/article.js';
+import { mapProductDetail } from '../mappers/catalog-product.js';
+import { mapDeleted, mapFailedArticle, mapInserted } from '../mappers/stock-result.js';
 import type { Services } from '../services.js';
 import {
   parseArticleChange,
@@ -34,14 +36,8 @@ import {
 } from './stock-input.js';
 
 /** A stock article as every stock answer shows it: `inShoppingCart` when copies sit in carts. */
-const stockArticle = (a: StockArticle, count?: number) =>
-  mapArticle(a.view, { context: 'stock', inShoppingCart: a.reserved > 0, count });
-
-const failure = (r: { tried: unknown; error: string }) => ({
-  success: false,
-  tried: r.tried,
-  error: r.error,
-});
+const stockArticle = (a: StockArticle, options: Pick<ArticleMapOptions, 'count' | 'withProduct'> = {}) =>
+  mapArticle(a.view, { context: 'stock', inShoppingCart: a.reserved > 0, ...options });
 
 /** Stock management (spec §2.5, §4.4; reference §1.6, §2.10, §2.13). Widget apps have no stock. */
 export function stockRoutes(r: Router, services: Services): void {
@@ -59,7 +55,7 @@ export function stockRoutes(r: Router, services: Services): void {
   ): Promise<ApiResponse> {
     const { total, articles } = await slice(p);
     return pagedResponse(req, config, p, total, articles.length, () => ({
-      article: articles.map((a) => stockArticle(a, count === 'reserved' ? a.reserved : undefined)),
+      article: articles.map((a) => stockArticle(a, { count: count === 'reserved' ? a.reserved : undefined })),
     }));
   }
 
@@ -78,7 +74,7 @@ export function stockRoutes(r: Router, services: Services): void {
     const results = await addArticles(services, idUser(req), items);
     return ok({
       inserted: results.map((x) =>
-        'error' in x ? failure(x) : { success: true, idArticle: stockArticle(x.article) },
+        'error' in x ? mapFailedArticle(x) : mapInserted(stockArticle(x.article)),
       ),
     });
   });
@@ -88,31 +84,20 @@ export function stockRoutes(r: Router, services: Services): void {
     const results = await updateArticles(services, idUser(req), items);
     return ok({
       updatedArticles: results.flatMap((x) => ('error' in x ? [] : [stockArticle(x.article)])),
-      notUpdatedArticles: results.flatMap((x) => ('error' in x ? [failure(x)] : [])),
+      notUpdatedArticles: results.flatMap((x) => ('error' in x ? [mapFailedArticle(x)] : [])),
     });
   });
 
   r.delete('/stock', { kinds: USER_KINDS }, async (req) => {
     const items = readItems(readArticles(req.body), parseArticleCount);
     const results = await deleteArticles(services, idUser(req), items);
-    return ok({
-      deleted: results.map((x) =>
-        'error' in x
-          ? {
-              idArticle: echoNumber(x.tried, 'idArticle'),
-              count: echoNumber(x.tried, 'count') ?? echoNumber(x.tried, 'amount'),
-              success: false,
-              message: x.error,
-            }
-          : { idArticle: x.idArticle, count: x.count, success: true },
-      ),
-    });
+    return ok({ deleted: results.map(mapDeleted) });
   });
 
   const changeAnswer = (results: BulkResult[]) =>
     ok({
       article: results.flatMap((x) => ('error' in x ? [] : [stockArticle(x.article)])),
-      failed: results.flatMap((x) => ('error' in x ? [failure(x)] : [])),
+      failed: results.flatMap((x) => ('error' in x ? [mapFailedArticle(x)] : [])),
     });
   r.put('/stock/increase', { kinds: USER_KINDS }, async (req) =>
     changeAnswer(await increaseArticles(services, idUser(req), readCountItems(readArticles(req.body)))),
@@ -121,9 +106,17 @@ export function stockRoutes(r: Router, services: Services): void {
     changeAnswer(await decreaseArticles(services, idUser(req), readCountItems(readArticles(req.body)))),
   );
 
+  // The article and, beside it, its product in the detailed form (reference §1.6, as recorded).
   r.get('/stock/article/:idArticle', { kinds: USER_KINDS }, async (req) => {
-    const article = await getStockArticle(services, idUser(req), idParam(req.params, 'idArticle'));
-    return ok({ article: stockArticle(article) });
+    const a = await getStockArticle(services, idUser(req), idParam(req.params, 'idArticle'));
+    const [detail, lang] = await Promise.all([
+      productDetail(services, a.view.idProduct),
+      viewerLanguage(services, idUser(req)),
+    ]);
+    return ok({
+      article: stockArticle(a, { withProduct: false }),
+      product: mapProductDetail(detail, lang),
+    });
   });
 
   r.get('/stock/articles/:name/:idGame', { kinds: USER_KINDS }, async (req) => {
@@ -159,11 +152,4 @@ export function stockRoutes(r: Router, services: Services): void {
       ),
     };
   });
-}
-
-/** An id or count from a failed article's request, as a number when it is one. */
-function echoNumber(tried: unknown, name: string): number | string | null {
-  const v = (tried as XmlObject)[name];
-  if (typeof v !== 'string') return null;
-  return /^\d{1,15}$/.test(v.trim()) ? Number(v.trim()) : v;
 }

@@ -30,7 +30,7 @@ import {
 } from '../http/fields.js';
 import { ok, type Router, USER_KINDS } from '../http/routing.js';
 import type { XmlObject } from '../http/xml.js';
-import { mapWantslist, mapWantslistDetail } from '../mappers/wantslist.js';
+import { mapFailedWantslist, mapWantslist, mapWantslistDetail } from '../mappers/wantslist.js';
 import type { Services } from '../services.js';
 
 /** Wants lists (reference §1.7, §2.17; spec §4.4 for the wish price codes). */
@@ -52,7 +52,7 @@ export function wantslistRoutes(r: Router, services: Services): void {
     const { created, failed } = await createWantslists(services, req.auth.idUser!, inputs);
     return ok({
       wantslist: created.map((l) => mapWantslist(l)),
-      failed: failed.length > 0 ? failed : undefined,
+      failed: failed.length > 0 ? failed.map(mapFailedWantslist) : undefined,
     });
   });
 
