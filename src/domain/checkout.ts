@@ -14,13 +14,13 @@ import {
   buyerReservations,
   claimReservationLines,
   deleteReservation,
-  deleteSoldOutArticles,
   lockArticles,
   lockReservation,
   type PostalAddress,
 } from '../store/reservations.js';
 import type { Order, OrderArticle } from '../store/schema.js';
 import { shippingMethods } from '../store/shipping.js';
+import { deleteSoldOutArticles } from '../store/stock.js';
 import { findUserById } from '../store/users.js';
 import { type ReservationView, releaseExpired, reservationViews, shippingAddressOf } from './cart.js';
 import type { DomainContext } from './context.js';

@@ -1,7 +1,8 @@
 import { badRequest, notFound } from '../errors.js';
 import { type ArticleView, loadArticleViews } from '../store/articles.js';
 import type { Executor } from '../store/db.js';
-import { articlesInCart, type OfferWhere, offerIds } from '../store/offers.js';
+import { type OfferWhere, offerIds } from '../store/offers.js';
+import { articlesInCartOf } from '../store/reservations.js';
 import type { User } from '../store/schema.js';
 import { findUserByIdOrName } from '../store/users.js';
 import { type ArticleFlag, CONDITIONS, gameRules, isCondition, isLanguage } from './catalog.js';
@@ -178,6 +179,6 @@ async function offerPage(
       sellers.set(u.idUser, u);
     }
   }
-  const inCart = idViewer === null ? new Set<number>() : await articlesInCart(db, idViewer, pageIds);
+  const inCart = idViewer === null ? new Set<number>() : await articlesInCartOf(db, idViewer, pageIds);
   return { total, capped, articles, sellers, inCart };
 }

@@ -1,15 +1,8 @@
 import { badRequest, notFound } from '../errors.js';
 import { loadArticleViews } from '../store/articles.js';
 import { findProduct } from '../store/catalog.js';
-import {
-  countReservedStock,
-  countStock,
-  findStockArticle,
-  reservedCounts,
-  reservedStockPage,
-  type StockFilter,
-  stockPage,
-} from '../store/stock.js';
+import { countReservedStock, reservedCounts, reservedStockPage } from '../store/reservations.js';
+import { countStock, findStockArticle, type StockFilter, stockPage } from '../store/stock.js';
 import type { DomainContext } from './context.js';
 import type { StockArticle } from './stock.js';
 

@@ -1,16 +1,14 @@
 import { ApiError } from '../errors.js';
-import { type ArticleView, loadArticleViews } from '../store/articles.js';
+import { type ArticleView, insertArticle, insertArticles, loadArticleViews } from '../store/articles.js';
 import type { Tx } from '../store/db.js';
 import { appendEvents } from '../store/events.js';
 import type { Article } from '../store/schema.js';
+import { reservedCounts } from '../store/reservations.js';
 import {
   addCopies,
-  deleteIfEmpty,
-  insertStockArticle,
-  insertStockArticles,
+  deleteSoldOutArticles,
   lockSellerStock,
   productRules,
-  reservedCounts,
   stockArticlesByIds,
   stockRowsByIds,
   stockRowsWithPrices,
@@ -202,7 +200,7 @@ export async function addArticles(
       }
     }
     for (const [idArticle, n] of increases) await addCopies(tx, idArticle, n, now);
-    const rows = await insertStockArticles(
+    const rows = await insertArticles(
       tx,
       [...fresh.values()].map(({ attrs, count }) => ({
         ...attrs,
@@ -317,7 +315,7 @@ async function updateOne(
     await addCopies(tx, target, input.count, now);
     equal.row.count += input.count;
   } else {
-    const created = await insertStockArticle(tx, {
+    const created = await insertArticle(tx, {
       ...after,
       idUser,
       count: input.count,
@@ -327,7 +325,7 @@ async function updateOne(
     target = created.idArticle;
     set.add(created, 0);
   }
-  if (row.count === 0 && entry.reserved === 0 && (await deleteIfEmpty(tx, row.idArticle))) {
+  if (row.count === 0 && entry.reserved === 0 && (await deleteSoldOutArticles(tx, [row.idArticle])) === 1) {
     set.remove(entry);
   }
   listed.push(target);
@@ -460,7 +458,7 @@ async function removeCopies(
   }
   row.count -= input.count;
   row.lastEdited = now;
-  if (row.count === 0 && entry.reserved === 0 && (await deleteIfEmpty(tx, row.idArticle))) {
+  if (row.count === 0 && entry.reserved === 0 && (await deleteSoldOutArticles(tx, [row.idArticle])) === 1) {
     set.remove(entry);
     return row.idArticle;
   }

@@ -110,3 +110,9 @@ export async function loadArticleViews(db: Executor, idArticles: number[]): Prom
 export async function insertArticle(db: Executor, article: NewArticle): Promise<Article> {
   return db.insertInto('articles').values(article).returningAll().executeTakeFirstOrThrow();
 }
+
+/** Several new articles in one statement; the rows come back in no promised order. */
+export async function insertArticles(db: Executor, articles: NewArticle[]): Promise<Article[]> {
+  if (articles.length === 0) return [];
+  return db.insertInto('articles').values(articles).returningAll().execute();
+}
