@@ -244,7 +244,7 @@ export async function reservationLines(db: Executor, idReservations: number[]): 
     return {
       idReservation: ra_idReservation,
       reserved: ra_count,
-      view: toArticleView(rest as Parameters<typeof toArticleView>[0]),
+      view: toArticleView(rest),
     };
   });
 }
