@@ -20,6 +20,7 @@ import type { DomainContext } from './context.js';
 import { EVENTS } from './events.js';
 import { loadOrderView, type OrderView, partyOrder } from './order-views.js';
 import { recordShipment } from './seller-stats.js';
+import { attributesOf } from './stock-rules.js';
 import type { TradingContext } from './trading.js';
 
 /**
@@ -90,17 +91,7 @@ async function relist(tx: Executor, order: Order, now: number): Promise<void> {
       .values({
         idArticle: line.idArticle,
         idUser: order.idSeller,
-        idProduct: line.idProduct,
-        idLanguage: line.idLanguage,
-        comments: line.comments,
-        price: line.price,
-        condition: line.condition,
-        isFoil: line.isFoil,
-        isSigned: line.isSigned,
-        isAltered: line.isAltered,
-        isPlayset: line.isPlayset,
-        isFirstEd: line.isFirstEd,
-        isReverseHolo: line.isReverseHolo,
+        ...attributesOf(line),
         count: line.count,
         createdAt: now,
         lastEdited: now,
