@@ -180,7 +180,8 @@ export function checkBulkSize(n: number): void {
   }
 }
 
-const copies = (n: number) => `${n} ${n === 1 ? 'copy' : 'copies'}`;
+/** "1 copy", "3 copies": the messages about an article's copies. */
+export const copies = (n: number) => `${n} ${n === 1 ? 'copy' : 'copies'}`;
 
 /** Why `wanted` copies of an article cannot be taken: says how many sit in shopping carts. */
 export function notEnoughCopies(
