@@ -14,6 +14,7 @@ import type { DomainContext } from './context.js';
 const gzipAsync = promisify(gzip);
 const PAGE = 5000;
 
+/** The columns of the product list CSV, as GET /productlist writes it and the importer reads it. */
 export const PRODUCT_LIST_HEADER = [
   'idProduct',
   'Name',

@@ -1,4 +1,6 @@
+import { PRODUCT_LIST_HEADER } from '../domain/catalog-files.js';
 import { berlinOffsetMinutes } from '../mappers/values.js';
+import type { ImportedPriceGuidesTable } from '../store/schema.js';
 
 /**
  * What one record of an import file must look like, and its typed form. Each check fails with a
@@ -17,21 +19,7 @@ export interface ProductRecord {
 }
 
 /** Price guide values in cents; null where the file gives none. */
-export interface PriceGuideRecord {
-  idProduct: number;
-  sell: number | null;
-  low: number | null;
-  trend: number | null;
-  avg1: number | null;
-  avg7: number | null;
-  avg30: number | null;
-  sellFoil: number | null;
-  lowFoil: number | null;
-  trendFoil: number | null;
-  foilAvg1: number | null;
-  foilAvg7: number | null;
-  foilAvg30: number | null;
-}
+export type PriceGuideRecord = Omit<ImportedPriceGuidesTable, 'importedAt'>;
 
 function id(value: unknown, field: string, nullable: true): number | null;
 function id(value: unknown, field: string, nullable?: false): number;
@@ -118,20 +106,9 @@ export function priceGuideRecord(value: unknown): PriceGuideRecord {
   };
 }
 
-/** The legacy CSV product list's columns, in order. */
-export const CSV_COLUMNS = [
-  'idProduct',
-  'Name',
-  'Category ID',
-  'Category',
-  'Expansion ID',
-  'Metacard ID',
-  'Date Added',
-];
-
 export function csvProductRecord(fields: string[]): ProductRecord {
-  if (fields.length !== CSV_COLUMNS.length) {
-    throw new RecordError(`expected ${CSV_COLUMNS.length} fields, got ${fields.length}`);
+  if (fields.length !== PRODUCT_LIST_HEADER.length) {
+    throw new RecordError(`expected ${PRODUCT_LIST_HEADER.length} fields, got ${fields.length}`);
   }
   const [idProduct, productName, idCategory, categoryName, idExpansion, idMetacard, dateAdded] = fields;
   return {
