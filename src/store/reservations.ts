@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { type ArticleView, articleViews, toArticleView } from './articles.js';
 import type { Executor } from './db.js';
 import { prepared } from './prepared.js';
-import type { Reservation } from './schema.js';
+import type { CartShippingAddressesTable, Reservation } from './schema.js';
 
 /**
  * Cart reservations: one per buyer and seller, holding copies that have left `articles.count`.
@@ -345,14 +345,8 @@ export async function buyerReservationHolding(
     .executeTakeFirst();
 }
 
-export interface PostalAddress {
-  name: string;
-  extra: string | null;
-  street: string;
-  zip: string;
-  city: string;
-  country: string;
-}
+/** A postal address as a cart's shipping address stores it. */
+export type PostalAddress = Omit<CartShippingAddressesTable, 'idUser'>;
 
 export async function cartShippingAddress(db: Executor, idBuyer: number): Promise<PostalAddress | undefined> {
   return db
