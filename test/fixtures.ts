@@ -1,6 +1,6 @@
 import { insertArticle } from '../src/store/articles.js';
 import { insertExpansion, insertGame, insertMetaproduct, insertProduct } from '../src/store/catalog.js';
-import type { Article, User } from '../src/store/schema.js';
+import type { Article, NewArticle, User } from '../src/store/schema.js';
 import type { TestServer } from './helpers.js';
 
 /**
@@ -99,15 +99,16 @@ export async function createMetaproduct(server: TestServer, enName: string): Pro
   return id;
 }
 
-/** An article offered by `seller`: defaults to an English NM copy at 1.00, count 1. */
-export async function createArticle(
-  server: TestServer,
-  seller: User,
-  product: ProductFixture,
-  options: Partial<Omit<Article, 'idArticle' | 'idUser' | 'idProduct'>> = {},
-): Promise<Article> {
-  const now = server.clock.now();
-  return insertArticle(server.services.database.db, {
+export type ArticleOptions = Partial<Omit<Article, 'idArticle' | 'idUser' | 'idProduct'>>;
+
+/** An article row of `seller` (not written): defaults to an English NM copy at 1.00, count 1. */
+export function articleFixture(
+  seller: Pick<User, 'idUser'>,
+  product: Pick<ProductFixture, 'idProduct'>,
+  now: number,
+  options: ArticleOptions = {},
+): NewArticle {
+  return {
     idUser: seller.idUser,
     idProduct: product.idProduct,
     idLanguage: 1,
@@ -124,5 +125,18 @@ export async function createArticle(
     createdAt: now,
     lastEdited: now,
     ...options,
-  });
+  };
+}
+
+/** An article offered by `seller`, as `articleFixture` describes it. */
+export async function createArticle(
+  server: TestServer,
+  seller: User,
+  product: ProductFixture,
+  options: ArticleOptions = {},
+): Promise<Article> {
+  return insertArticle(
+    server.services.database.db,
+    articleFixture(seller, product, server.clock.now(), options),
+  );
 }

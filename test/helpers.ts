@@ -9,7 +9,7 @@ import { type Config, testConfig } from '../src/config.js';
 import type { AccountType } from '../src/domain/catalog.js';
 import { createUser } from '../src/domain/users.js';
 import { createServices, type Services } from '../src/services.js';
-import type { AppKind, User } from '../src/store/schema.js';
+import type { AppKind, DB, User } from '../src/store/schema.js';
 
 /**
  * Test harness: a real app on a fresh database (SQLite in memory, or a private PostgreSQL schema when
@@ -105,6 +105,15 @@ export async function createTestUser(
     firstName: 'Test',
     lastName: `User ${userCounter}`,
   });
+}
+
+/** The rows a table holds (tests of what a write added, or left alone). */
+export async function countRows(server: TestServer, table: keyof DB): Promise<number> {
+  const row = await server.services.database.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 export interface TestCredentials {

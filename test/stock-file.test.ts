@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import type { User } from '../src/store/schema.js';
-import { createArticle, createProduct, type ProductFixture } from './fixtures.js';
+import { articleFixture, createArticle, createProduct, type ProductFixture } from './fixtures.js';
 import {
   type ApiClient,
   createTestClient,
@@ -167,23 +167,9 @@ for (const dialect of DIALECTS) {
       const { api: big, user } = await createTestClient(server);
       const db = server.services.database.db;
       const now = server.clock.now();
-      const rows = Array.from({ length: 2345 }, (_, i) => ({
-        idUser: user.idUser,
-        idProduct: card.idProduct,
-        idLanguage: 1,
-        comments: `n${i}`,
-        price: 100 + i,
-        condition: 'NM',
-        isFoil: 0,
-        isSigned: 0,
-        isAltered: 0,
-        isPlayset: 0,
-        isFirstEd: 0,
-        isReverseHolo: 0,
-        count: 1,
-        createdAt: now,
-        lastEdited: now,
-      }));
+      const rows = Array.from({ length: 2345 }, (_, i) =>
+        articleFixture(user, card, now, { comments: `n${i}`, price: 100 + i }),
+      );
       for (let i = 0; i < rows.length; i += 500)
         await db
           .insertInto('articles')

@@ -3,34 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildCli } from '../src/cli/program.js';
+import { runCli } from './cli-helpers.js';
 import { startTestServer, type TestServer } from './helpers.js';
 import { balances, createTrader, offer, type Trader } from './trading-helpers.js';
 
-/** Runs `cardbazaar …` in-process against the test server's database file; returns its output. */
-async function cli(
-  databaseUrl: string,
-  ...args: string[]
-): Promise<{ out: string; err: string; code: number }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = console.log;
-  const error = console.error;
-  console.log = (...a: unknown[]) => out.push(a.join(' '));
-  console.error = (...a: unknown[]) => err.push(a.join(' '));
-  process.exitCode = 0;
-  try {
-    await buildCli()
-      .exitOverride()
-      .parseAsync(['node', 'cardbazaar', '--database-url', databaseUrl, ...args]);
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  return { out: out.join('\n'), err: err.join('\n'), code };
-}
+/** Runs `cardbazaar …` against the test server's database file. */
+const cli = (databaseUrl: string, ...args: string[]) => runCli('--database-url', databaseUrl, ...args);
 
 describe('the trading commands (sqlite file)', () => {
   let dir: string;
