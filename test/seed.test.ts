@@ -151,10 +151,16 @@ for (const dialect of DIALECTS) {
         await count(server, 'articles'),
         await count(server, 'users'),
       ];
+      const credentials = [await count(server, 'apps'), await count(server, 'accessTokens')];
       await seedDemo(server.services);
       assert.deepEqual(
         [await count(server, 'products'), await count(server, 'articles'), await count(server, 'users')],
         before,
+      );
+      assert.deepEqual(
+        [await count(server, 'apps'), await count(server, 'accessTokens')],
+        credentials,
+        'no second widget or third-party app, no second access token',
       );
     });
   });
