@@ -13,7 +13,7 @@ import {
 } from './helpers.js';
 
 /** A CSV as the stock file writes it: `;`-separated, every value quoted, `""` for a quote. */
-export function parseCsv(text: string): string[][] {
+function parseCsv(text: string): string[][] {
   const rows: string[][] = [];
   let row: string[] = [];
   let value = '';

@@ -24,7 +24,7 @@ export const EVENTS = {
  * A handler does its work in `tx`. It may return a function to run once that transaction has
  * committed (never if it rolls back): to start work that must not hold the transaction open.
  */
-// biome-ignore lint/suspicious/noConfusingVoidType: most handlers return nothing, and stay valid
+// `void`, not `undefined`: most handlers return nothing, and stay valid without a `return`.
 export type EventHandler = (ctx: DomainContext, tx: Tx, payload: unknown) => Promise<void | AfterCommit>;
 export type AfterCommit = () => void;
 

@@ -108,18 +108,18 @@ export function wantLanguages(want: Pick<Want, 'idLanguages'>): number[] {
 }
 
 /** The conditions a want accepts for single cards, best first; null when any is fine. */
-export function acceptedConditions(minCondition: string): string[] | null {
+function acceptedConditions(minCondition: string): string[] | null {
   const rank = conditionRank(minCondition);
   return rank < 0 || rank === CONDITIONS.length - 1 ? null : CONDITIONS.slice(0, rank + 1);
 }
 
-export function wantFlags(want: Pick<Want, WantFlag>): Partial<Record<WantFlag, boolean>> {
+function wantFlags(want: Pick<Want, WantFlag>): Partial<Record<WantFlag, boolean>> {
   const flags: Partial<Record<WantFlag, boolean>> = {};
   for (const flag of WANT_FLAGS) if (want[flag] !== null) flags[flag] = want[flag] === 1;
   return flags;
 }
 
-export function offerFilter(want: Want, owner: number): OfferFilter {
+function offerFilter(want: Want, owner: number): OfferFilter {
   return {
     languages: wantLanguages(want),
     conditions: acceptedConditions(want.minCondition),
@@ -128,7 +128,7 @@ export function offerFilter(want: Want, owner: number): OfferFilter {
   };
 }
 
-export function wantTarget(want: Pick<Want, 'idProduct' | 'idMetaproduct'>, idGame: number): WantTarget {
+function wantTarget(want: Pick<Want, 'idProduct' | 'idMetaproduct'>, idGame: number): WantTarget {
   return want.idProduct !== null
     ? { idProduct: want.idProduct }
     : { idMetaproduct: want.idMetaproduct!, idGame };

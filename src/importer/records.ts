@@ -40,7 +40,7 @@ function name(value: unknown, field: string): string {
 }
 
 /** `2007-01-01 00:00:00` (or an ISO date), read in the marketplace's time zone. */
-export function parseDateAdded(value: unknown, field = 'dateAdded'): number | null {
+function parseDateAdded(value: unknown, field = 'dateAdded'): number | null {
   if (value === null || value === undefined || value === '') return null;
   const m =
     typeof value === 'string'

@@ -146,7 +146,7 @@ export async function orderLineViews(db: Executor, idOrders: number[]): Promise<
 // Lists and counts
 
 /** Changes a user's count of orders in one role and state (a row per user, role and state). */
-export async function bumpOrderCount(
+async function bumpOrderCount(
   db: Executor,
   idUser: number,
   actor: Actor,

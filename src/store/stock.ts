@@ -27,7 +27,7 @@ export interface StockFilter {
 type Scope = DB & { a: DB['articles']; p: DB['products'] };
 
 /** `%`, `_` and the escape character itself are literal in a search string. */
-export function likePattern(search: string): string {
+function likePattern(search: string): string {
   return `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
