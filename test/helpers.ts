@@ -1,4 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import OAuth from 'oauth-1.0a';
 import pg from 'pg';
@@ -86,6 +89,26 @@ export async function startTestServer(
       await app.close();
       await services.close();
       await drop?.();
+    },
+  };
+}
+
+/**
+ * A test server on a SQLite file of its own, for commands run beside it (the CLI opens the same
+ * file); `close` also removes the file.
+ */
+export async function startFileTestServer(
+  config: Partial<Config> = {},
+): Promise<TestServer & { databaseUrl: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'cardbazaar-test-'));
+  const databaseUrl = join(dir, 'db.sqlite');
+  const server = await startTestServer({ config: { databaseUrl, ...config } });
+  return {
+    ...server,
+    databaseUrl,
+    async close() {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

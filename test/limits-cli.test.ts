@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { testConfig } from '../src/config.js';
 import { berlinDay } from '../src/limits/berlin-day.js';
 import { OPERATOR_HEADER, OPERATOR_PREFIX, operatorHeader } from '../src/limits/operator.js';
 import type { UsageReport } from '../src/limits/usage.js';
 import { runCli } from './cli-helpers.js';
-import { type ApiClient, createTestClient, startTestServer, type TestServer } from './helpers.js';
+import { type ApiClient, createTestClient, startFileTestServer, type TestServer } from './helpers.js';
 
 /**
  * `cardbazaar limits show|reset --user NAME`, run in-process as a user would run it beside a
@@ -32,35 +29,21 @@ async function closedPort(): Promise<number> {
 const cli = (args: string[]) => runCli('--secret-key', SECRET, ...args);
 
 describe('limits show and reset, counts in the server’s memory', () => {
-  let dir: string;
-  let server: TestServer;
+  let server: TestServer & { databaseUrl: string };
   let port: number;
   let api: ApiClient;
   let username: string;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cardbazaar-limits-cli-'));
-    server = await startTestServer({
-      config: { databaseUrl: join(dir, 'db.sqlite'), limitsEnabled: true, limitsDailyPrivate: 50 },
-    });
+    server = await startFileTestServer({ limitsEnabled: true, limitsDailyPrivate: 50 });
     await server.app.listen({ port: 0, host: '127.0.0.1' });
     port = (server.app.server.address() as AddressInfo).port;
     const client = await createTestClient(server, { accountType: 'private' });
     api = client.api;
     username = client.user.username;
   });
-  after(async () => {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => server.close());
 
-  const args = () => [
-    '--database-url',
-    join(dir, 'db.sqlite'),
-    '--host',
-    '127.0.0.1',
-    '--port',
-    String(port),
-  ];
+  const args = () => ['--database-url', server.databaseUrl, '--host', '127.0.0.1', '--port', String(port)];
 
   it('shows the counts the running server keeps', async () => {
     for (let i = 0; i < 3; i++) assert.equal((await api.get('/account')).status, 200);
@@ -96,7 +79,7 @@ describe('limits show and reset, counts in the server’s memory', () => {
   it('says plainly that there is nothing to show or reset when no server runs', async () => {
     const closed = [
       '--database-url',
-      join(dir, 'db.sqlite'),
+      server.databaseUrl,
       '--host',
       '127.0.0.1',
       '--port',
@@ -150,34 +133,26 @@ describe('limits show and reset, counts in the server’s memory', () => {
 });
 
 describe('limits show and reset, counts in Redis', { skip: !process.env.TEST_REDIS_URL }, () => {
-  let dir: string;
-  let server: TestServer;
+  let server: TestServer & { databaseUrl: string };
   let api: ApiClient;
   let username: string;
   const prefix = `test:limits:${randomBytes(6).toString('hex')}:`;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cardbazaar-limits-cli-'));
-    server = await startTestServer({
-      config: {
-        databaseUrl: join(dir, 'db.sqlite'),
-        redisUrl: process.env.TEST_REDIS_URL,
-        limitsRedisPrefix: prefix,
-        limitsEnabled: true,
-      },
+    server = await startFileTestServer({
+      redisUrl: process.env.TEST_REDIS_URL,
+      limitsRedisPrefix: prefix,
+      limitsEnabled: true,
     });
     const client = await createTestClient(server, { accountType: 'professional' });
     api = client.api;
     username = client.user.username;
   });
-  after(async () => {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => server.close());
 
   // No server needs to run: the CLI reads and clears the counts in Redis itself.
   const args = () => [
     '--database-url',
-    join(dir, 'db.sqlite'),
+    server.databaseUrl,
     '--redis-url',
     process.env.TEST_REDIS_URL!,
     '--limits-redis-prefix',

@@ -1,32 +1,25 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from './cli-helpers.js';
-import { startTestServer, type TestServer } from './helpers.js';
+import { startFileTestServer, type TestServer } from './helpers.js';
 import { balances, createTrader, offer, type Trader } from './trading-helpers.js';
 
 /** Runs `cardbazaar …` against the test server's database file. */
 const cli = (databaseUrl: string, ...args: string[]) => runCli('--database-url', databaseUrl, ...args);
 
 describe('the trading commands (sqlite file)', () => {
-  let dir: string;
   let file: string;
   let server: TestServer;
   let seller: Trader;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cardbazaar-cli-'));
-    file = join(dir, 'db.sqlite');
-    server = await startTestServer({ config: { databaseUrl: file } });
+    const started = await startFileTestServer();
+    server = started;
+    file = started.databaseUrl;
     seller = await createTrader(server, { name: 'shop' });
     await offer(server, seller.user, { count: 2, price: 300 });
     await offer(server, seller.user, { count: 5, price: 150 });
   });
-  after(async () => {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => server.close());
 
   it('simulate purchase --pay makes the sandbox buyer buy and pay; the seller sees paid orders', async () => {
     const res = await cli(
