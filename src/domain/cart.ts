@@ -1,7 +1,6 @@
 import { badRequest, notFound } from '../errors.js';
 import type { Executor } from '../store/db.js';
 import { appendEvent } from '../store/events.js';
-import { usersByIds } from '../store/orders.js';
 import {
   addReservedCopies,
   buyerReservationHolding,
@@ -28,7 +27,7 @@ import {
 } from '../store/reservations.js';
 import type { Reservation, User } from '../store/schema.js';
 import { shippingMethods } from '../store/shipping.js';
-import { findUserById } from '../store/users.js';
+import { findUserById, usersByIds } from '../store/users.js';
 import { type AccountView, loadAccount } from './account.js';
 import type { DomainContext } from './context.js';
 import { EVENTS } from './events.js';

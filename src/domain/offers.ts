@@ -4,7 +4,7 @@ import type { Executor } from '../store/db.js';
 import { type OfferWhere, offerIds } from '../store/offers.js';
 import { articlesInCartOf } from '../store/reservations.js';
 import type { User } from '../store/schema.js';
-import { findUserByIdOrName } from '../store/users.js';
+import { findUserByIdOrName, usersByIds } from '../store/users.js';
 import { type ArticleFlag, CONDITIONS, gameRules, isCondition, isLanguage } from './catalog.js';
 import type { DomainContext } from './context.js';
 import { parseSellerCountry } from './countries.js';
@@ -172,13 +172,10 @@ async function offerPage(
   const views = await loadArticleViews(db, pageIds);
   const byId = new Map(views.map((v) => [v.idArticle, v]));
   const articles = pageIds.map((id) => byId.get(id)).filter((v): v is ArticleView => v !== undefined);
-  const sellerIds = [...new Set(articles.map((a) => a.idUser))];
-  const sellers = new Map<number, User>();
-  if (sellerIds.length > 0) {
-    for (const u of await db.selectFrom('users').selectAll().where('idUser', 'in', sellerIds).execute()) {
-      sellers.set(u.idUser, u);
-    }
-  }
+  const sellers = await usersByIds(
+    db,
+    articles.map((a) => a.idUser),
+  );
   const inCart = idViewer === null ? new Set<number>() : await articlesInCartOf(db, idViewer, pageIds);
   return { total, capped, articles, sellers, inCart };
 }

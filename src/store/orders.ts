@@ -2,15 +2,7 @@ import { sql } from 'kysely';
 import { type ArticleView, PRODUCT_FACT_COLUMNS, toArticleView } from './articles.js';
 import type { Executor } from './db.js';
 import { prepared } from './prepared.js';
-import type {
-  NewOrder,
-  Order,
-  OrderArticle,
-  OrderEvaluation,
-  OrderState,
-  OrdersTable,
-  User,
-} from './schema.js';
+import type { NewOrder, Order, OrderArticle, OrderEvaluation, OrderState, OrdersTable } from './schema.js';
 
 /**
  * Orders, their frozen lines, and the numbers kept beside them (per-user counts by role and state,
@@ -353,12 +345,4 @@ export async function addSellerStats(
     ratedEvaluations: Number(row.ratedEvaluations),
     evaluationGradeTotal: Number(row.evaluationGradeTotal),
   };
-}
-
-/** The parties of some orders or reservations, by id. */
-export async function usersByIds(db: Executor, idUsers: number[]): Promise<Map<number, User>> {
-  const ids = [...new Set(idUsers)];
-  if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('users').selectAll().where('idUser', 'in', ids).execute();
-  return new Map(rows.map((u) => [u.idUser, u]));
 }
