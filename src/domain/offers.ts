@@ -1,5 +1,6 @@
 import { badRequest, notFound } from '../errors.js';
 import { type ArticleView, loadArticleViews } from '../store/articles.js';
+import { findProduct } from '../store/catalog.js';
 import type { Executor } from '../store/db.js';
 import { type OfferWhere, offerIds } from '../store/offers.js';
 import { articlesInCartOf } from '../store/reservations.js';
@@ -123,11 +124,7 @@ export async function productOffers(
   idViewer: number | null,
 ): Promise<OfferPage> {
   const db = ctx.database.db;
-  const product = await db
-    .selectFrom('products')
-    .select(['idGame', 'isSingle'])
-    .where('idProduct', '=', idProduct)
-    .executeTakeFirst();
+  const product = await findProduct(db, idProduct);
   if (!product) throw notFound(`There is no product ${idProduct}.`);
   const where = { ...commonWhere(input, product.idGame, product.isSingle === 1), idProduct };
   return offerPage(db, await offerIds(db, where, 'price', OFFER_CAP + 1), window, idViewer);
