@@ -77,8 +77,11 @@ class WorkingSet {
     this.byKey.set(identityKey(row), row.idArticle);
     return entry;
   }
-  get(idArticle: number): Entry | undefined {
-    return this.byId.get(idArticle);
+  /** An article the request names; an id that is not the seller's is not in the stock. */
+  named(idArticle: number): Entry {
+    const entry = this.byId.get(idArticle);
+    if (!entry) throw notInStock(idArticle);
+    return entry;
   }
   /** An article of the seller equal in every attribute, other than `except`. */
   findEqual(attrs: ArticleAttributes, except?: number): Entry | undefined {
@@ -97,6 +100,13 @@ class WorkingSet {
   private unkey(entry: Entry): void {
     const key = identityKey(entry.row);
     if (this.byKey.get(key) === entry.row.idArticle) this.byKey.delete(key);
+  }
+  /** Deletes an article left with no copies, none in a cart either; true when it did. */
+  async deleteIfSoldOut(tx: Tx, entry: Entry): Promise<boolean> {
+    if (entry.row.count !== 0 || entry.reserved !== 0) return false;
+    if ((await deleteSoldOutArticles(tx, [entry.row.idArticle])) !== 1) return false;
+    this.remove(entry);
+    return true;
   }
   /** Re-reads an entry after a conditional update lost a race with a buyer's cart. */
   async refresh(tx: Tx, idUser: number, entry: Entry): Promise<Entry | undefined> {
@@ -289,8 +299,7 @@ async function updateOne(
   now: number,
   listed: number[],
 ): Promise<number> {
-  const entry = set.get(input.idArticle);
-  if (!entry) throw notInStock(input.idArticle);
+  const entry = set.named(input.idArticle);
   const { row } = entry;
   const available = row.count;
   if (input.count > available) {
@@ -335,9 +344,7 @@ async function updateOne(
     target = created.idArticle;
     set.add(created, 0);
   }
-  if (row.count === 0 && entry.reserved === 0 && (await deleteSoldOutArticles(tx, [row.idArticle])) === 1) {
-    set.remove(entry);
-  }
+  await set.deleteIfSoldOut(tx, entry);
   listed.push(target);
   return target;
 }
@@ -386,8 +393,7 @@ export async function increaseArticles(
     const set = await loadWorkingSet(tx, await stockRowsByIds(tx, idUser, namedIds(items)));
     const listed: number[] = [];
     const outcomes = await eachItem(items, async (input, tried) => {
-      const entry = set.get(input.idArticle);
-      if (!entry) throw notInStock(input.idArticle);
+      const entry = set.named(input.idArticle);
       if (
         entry.row.count + input.count > MAX_COPIES ||
         !(await addCopies(tx, input.idArticle, input.count, now, MAX_COPIES))
@@ -416,8 +422,7 @@ async function removeCopies(
   now: number,
   verb: string,
 ): Promise<number | undefined> {
-  const entry = set.get(input.idArticle);
-  if (!entry) throw notInStock(input.idArticle);
+  const entry = set.named(input.idArticle);
   const { row } = entry;
   if (input.count > row.count) {
     throw notEnoughCopies(row.idArticle, input.count, row.count, entry.reserved, verb);
@@ -428,11 +433,7 @@ async function removeCopies(
   }
   row.count -= input.count;
   row.lastEdited = now;
-  if (row.count === 0 && entry.reserved === 0 && (await deleteSoldOutArticles(tx, [row.idArticle])) === 1) {
-    set.remove(entry);
-    return row.idArticle;
-  }
-  return undefined;
+  return (await set.deleteIfSoldOut(tx, entry)) ? row.idArticle : undefined;
 }
 
 function tooManyCopies(idArticle: number) {
