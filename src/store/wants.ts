@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from './db.js';
+import { offers } from './offers.js';
+import { loadMetaproducts, loadProductInfos } from './products.js';
 import type { Want, Wantslist } from './schema.js';
 
 /** Wants lists and their items, and the marketplace facts their rules and rendering need. */
@@ -206,13 +208,9 @@ export async function lowestOffer(
   target: WantTarget,
   filter: OfferFilter,
 ): Promise<number | null> {
-  let q = db
-    .selectFrom('articles as a')
-    .innerJoin('users as u', 'u.idUser', 'a.idUser')
+  let q = offers(db)
     .innerJoin('products as p', 'p.idProduct', 'a.idProduct')
     .select((eb) => eb.fn.min<number>('a.price').as('low'))
-    .where('a.count', '>', 0)
-    .where('u.onVacation', '=', 0)
     .where('a.idUser', '<>', filter.excludeSeller);
   q =
     'idProduct' in target
@@ -266,76 +264,42 @@ export interface WantProductFacts {
   countFoils: number;
 }
 
+/** The catalog's product infos, in the form a list's items show them. */
 export async function productFacts(
   db: Executor,
   idProducts: number[],
   idLanguage: number,
 ): Promise<Map<number, WantProductFacts>> {
   const out = new Map<number, WantProductFacts>();
-  if (idProducts.length === 0) return out;
-  const rows = await db
-    .selectFrom('products as p')
-    .innerJoin('games as g', 'g.idGame', 'p.idGame')
-    .leftJoin('expansions as e', 'e.idExpansion', 'p.idExpansion')
-    .leftJoin('productNames as n', (join) =>
-      join.onRef('n.idProduct', '=', 'p.idProduct').on('n.idLanguage', '=', idLanguage),
-    )
-    .select([
-      'p.idProduct',
-      'p.idMetaproduct',
-      'p.enName',
-      sql<string>`coalesce(n.name, p."enName")`.as('locName'),
-      'p.image',
-      'p.idGame',
-      'g.name as gameName',
-      'p.categoryName',
-      'p.number',
-      'p.rarity',
-      'e.enName as expansionName',
-      'e.icon as expansionIcon',
-      (eb) =>
-        eb
-          .selectFrom('products as r')
-          .select((e) => e.fn.countAll<number>().as('n'))
-          .whereRef('r.idMetaproduct', '=', 'p.idMetaproduct')
-          .as('countReprints'),
-    ])
-    .where('p.idProduct', 'in', idProducts)
-    .execute();
-  const names = await db
-    .selectFrom('productNames')
-    .selectAll()
-    .where('idProduct', 'in', idProducts)
-    .orderBy('idProduct')
-    .orderBy('idLanguage')
-    .execute();
-  const counts = await db
-    .selectFrom('articles as a')
-    .innerJoin('users as u', 'u.idUser', 'a.idUser')
-    .select([
-      'a.idProduct',
-      (eb) => eb.fn.sum<number>('a.count').as('countArticles'),
-      sql<number>`sum(case when a."isFoil" = 1 then a.count else 0 end)`.as('countFoils'),
-    ])
-    .where('a.idProduct', 'in', idProducts)
-    .where('a.count', '>', 0)
-    .where('u.onVacation', '=', 0)
-    .groupBy('a.idProduct')
-    .execute();
-  const countsOf = new Map(counts.map((c) => [c.idProduct, c]));
-  for (const r of rows) {
-    const c = countsOf.get(r.idProduct);
-    out.set(r.idProduct, {
-      ...r,
-      countReprints: r.idMetaproduct === null ? 1 : Number(r.countReprints ?? 1),
-      localization: names
-        .filter((n) => n.idProduct === r.idProduct)
-        .map((n) => ({ name: n.name, idLanguage: n.idLanguage })),
-      countArticles: Number(c?.countArticles ?? 0),
-      countFoils: Number(c?.countFoils ?? 0),
+  for (const info of await loadProductInfos(db, idProducts)) {
+    const p = info.product;
+    out.set(p.idProduct, {
+      idProduct: p.idProduct,
+      idMetaproduct: p.idMetaproduct,
+      countReprints: info.countReprints,
+      enName: p.enName,
+      locName: info.names[idLanguage] ?? p.enName,
+      localization: localizationOf(info.names),
+      image: p.image,
+      idGame: p.idGame,
+      gameName: info.gameName,
+      categoryName: p.categoryName,
+      number: p.number,
+      rarity: p.rarity,
+      expansionName: info.expansion?.enName ?? null,
+      expansionIcon: info.expansion?.icon ?? null,
+      countArticles: info.countArticles,
+      countFoils: info.countFoils,
     });
   }
   return out;
+}
+
+/** The names a product has, by language id. */
+function localizationOf(names: Partial<Record<number, string>>): Array<{ name: string; idLanguage: number }> {
+  return Object.entries(names).flatMap(([idLanguage, name]) =>
+    name === undefined ? [] : [{ name, idLanguage: Number(idLanguage) }],
+  );
 }
 
 /** The Metaproduct entity's facts (reference §2.9); names and image come from its first product. */
@@ -347,56 +311,21 @@ export interface WantMetaproductFacts {
   image: string;
 }
 
+/** The catalog's metaproducts, in the form a list's items show them. */
 export async function metaproductFacts(
   db: Executor,
   idMetaproducts: number[],
   idLanguage: number,
 ): Promise<Map<number, WantMetaproductFacts>> {
   const out = new Map<number, WantMetaproductFacts>();
-  if (idMetaproducts.length === 0) return out;
-  const metas = await db
-    .selectFrom('metaproducts as m')
-    .select([
-      'm.idMetaproduct',
-      'm.enName',
-      (eb) =>
-        eb
-          .selectFrom('products as p')
-          .select((e) => e.fn.min<number>('p.idProduct').as('first'))
-          .whereRef('p.idMetaproduct', '=', 'm.idMetaproduct')
-          .as('firstProduct'),
-    ])
-    .where('m.idMetaproduct', 'in', idMetaproducts)
-    .execute();
-  const firsts = metas.map((m) => m.firstProduct).filter((id): id is number => id !== null);
-  const names =
-    firsts.length === 0
-      ? []
-      : await db
-          .selectFrom('productNames')
-          .selectAll()
-          .where('idProduct', 'in', firsts)
-          .orderBy('idLanguage')
-          .execute();
-  const images =
-    firsts.length === 0
-      ? []
-      : await db
-          .selectFrom('products')
-          .select(['idProduct', 'image'])
-          .where('idProduct', 'in', firsts)
-          .execute();
-  for (const m of metas) {
-    const first = m.firstProduct === null ? null : Number(m.firstProduct);
-    const localization = names
-      .filter((n) => n.idProduct === first)
-      .map((n) => ({ name: n.name, idLanguage: n.idLanguage }));
+  for (const m of await loadMetaproducts(db, idMetaproducts)) {
+    const localization = localizationOf(m.names);
     out.set(m.idMetaproduct, {
       idMetaproduct: m.idMetaproduct,
       enName: m.enName,
-      locName: localization.find((l) => l.idLanguage === idLanguage)?.name ?? m.enName,
+      locName: m.names[idLanguage] ?? m.enName,
       localization: localization.length > 0 ? localization : [{ name: m.enName, idLanguage: 1 }],
-      image: images.find((i) => i.idProduct === first)?.image ?? '',
+      image: m.image,
     });
   }
   return out;
