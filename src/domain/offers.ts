@@ -7,7 +7,7 @@ import { articlesInCartOf } from '../store/reservations.js';
 import type { User } from '../store/schema.js';
 import { findUserByIdOrName, usersByIds } from '../store/users.js';
 import { type ArticleFlag, CONDITIONS, gameRules, isCondition, isLanguage } from './catalog.js';
-import type { DomainContext } from './context.js';
+import type { DomainContext, Window } from './context.js';
 import { parseSellerCountry } from './countries.js';
 import { foldName } from './search-text.js';
 
@@ -50,11 +50,6 @@ export interface OfferPage {
   sellers: Map<number, User>;
   /** Articles of which the viewer holds copies in their cart. */
   inCart: Set<number>;
-}
-
-export interface Window {
-  offset: number;
-  limit: number;
 }
 
 const USER_TYPES = {
