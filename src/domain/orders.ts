@@ -1,5 +1,5 @@
 import { type ApiError, badRequest, notFound, preconditionFailed } from '../errors.js';
-import { formatTimestamp } from '../mappers/values.js';
+import { formatCents, formatTimestamp } from '../mappers/values.js';
 import { type Charge, chargeBalances, refundBalances } from '../store/balances.js';
 import type { Executor } from '../store/db.js';
 import { appendEvent } from '../store/events.js';
@@ -301,7 +301,7 @@ export async function payOrderInTx(tx: Executor, order: Order, now: number): Pro
   const charge = await chargeBalances(tx, order.idBuyer, order.totalValue);
   if (!charge) {
     throw preconditionFailed(
-      `The buyer's balance is less than the order's total of ${(order.totalValue / 100).toFixed(2)}; top it up first.`,
+      `The buyer's balance is less than the order's total of ${formatCents(order.totalValue)}; top it up first.`,
     );
   }
   await transition(tx, order, 'paid', now, {
