@@ -59,11 +59,16 @@ function parseDateAdded(value: unknown, field = 'dateAdded'): number | null {
   return local - berlinOffsetMinutes(guess) * 60_000;
 }
 
-export function productRecord(value: unknown): ProductRecord {
+/** A record's fields; anything but a JSON object is refused, naming what the record should be. */
+function fieldsOf(value: unknown, what: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new RecordError('a product must be an object');
+    throw new RecordError(`${what} must be an object`);
   }
-  const v = value as Record<string, unknown>;
+  return value as Record<string, unknown>;
+}
+
+export function productRecord(value: unknown): ProductRecord {
+  const v = fieldsOf(value, 'a product');
   return {
     idProduct: id(v.idProduct, 'idProduct'),
     name: name(v.name, 'name'),
@@ -85,10 +90,7 @@ function cents(value: unknown, field: string): number | null {
 
 /** A record of `price_guide_{idGame}.json`: `avg` is the average sell price, `-foil` the foil ones. */
 export function priceGuideRecord(value: unknown): PriceGuideRecord {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new RecordError('a price guide must be an object');
-  }
-  const v = value as Record<string, unknown>;
+  const v = fieldsOf(value, 'a price guide');
   return {
     idProduct: id(v.idProduct, 'idProduct'),
     sell: cents(v.avg, 'avg'),
