@@ -5,6 +5,7 @@ import { countReservedStock, reservedCounts, reservedStockPage } from '../store/
 import { countStock, findStockArticle, type StockFilter, stockPage } from '../store/stock.js';
 import type { DomainContext } from './context.js';
 import type { StockArticle } from './stock.js';
+import { notInStock } from './stock-rules.js';
 
 /** Reading a seller's own stock: listings (paginated), one article, search, carts. */
 
@@ -38,7 +39,7 @@ export async function listStock(
 /** One of the caller's articles; anyone else's id is "invalid" (400), as on the real API. */
 export async function getStockArticle(ctx: DomainContext, idUser: number, idArticle: number) {
   const view = await findStockArticle(ctx.database.db, idUser, idArticle);
-  if (!view) throw badRequest(`Article ${idArticle} is not in your stock.`, { field: 'idArticle' });
+  if (!view) throw notInStock(idArticle);
   const [article] = await withReserved(ctx, [view]);
   return article!;
 }
