@@ -158,6 +158,13 @@ export function offerMatchesWant(
 // ---------------------------------------------------------------------------------------------
 // Reading
 
+/** A user's lists have names of their own (`except`: the list being renamed). */
+async function requireFreeName(db: Executor, idUser: number, name: string, except?: number): Promise<void> {
+  if (await wantslistNameTaken(db, idUser, name, except)) {
+    throw badRequest(`You have a wants list named "${name}" already.`, { field: 'name' });
+  }
+}
+
 async function ownedList(db: Executor, idUser: number, idWantslist: number): Promise<WantslistRow> {
   const list = await findWantslist(db, idWantslist);
   // Another user's list is as unknown as one that does not exist.
@@ -256,9 +263,7 @@ export async function createWantslists(
         if (!game) throw badRequest(`There is no game ${idGameText}.`, { field: 'idGame' });
         if (count >= MAX_WANTSLISTS)
           throw badRequest(`You have the maximum of ${MAX_WANTSLISTS} wants lists.`);
-        if (await wantslistNameTaken(tx, idUser, name)) {
-          throw badRequest(`You have a wants list named "${name}" already.`, { field: 'name' });
-        }
+        await requireFreeName(tx, idUser, name);
         const id = await insertWantslist(tx, {
           idUser,
           idGame: game.idGame,
@@ -301,9 +306,7 @@ export async function updateWantslist(
     switch (change.action) {
       case 'editWantslist': {
         const name = checkName(change.name);
-        if (await wantslistNameTaken(tx, idUser, name, idWantslist)) {
-          throw badRequest(`You have a wants list named "${name}" already.`, { field: 'name' });
-        }
+        await requireFreeName(tx, idUser, name, idWantslist);
         await renameWantslist(tx, idWantslist, name);
         break;
       }
