@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { describeApps } from './auth/apps.js';
-import type { Config } from './config.js';
+import { type Config, SETTINGS } from './config.js';
 import { startReservationSweeper } from './domain/cart.js';
 import { startPriceGuideJob } from './domain/priceguide.js';
 import { seedDemo } from './seed/index.js';
@@ -84,11 +84,37 @@ async function printDemoCredentials(
       }
     }
   }
-  lines.push(
-    `  Try it: npx cardbazaar request GET /account --user demo-seller --json   (base ${url}/ws/v2.0)`,
-    '',
-  );
+  lines.push(`  Try it: ${tryItCommand(services.config, url)}   (base ${url}/ws/v2.0)`, '');
   out(lines.join('\n'));
+}
+
+/**
+ * The banner's example request, with what `cardbazaar request` run from another shell needs to
+ * reach this server as the demo seller: this database (the apps, and the generated key beside it)
+ * and this address, each only when it is not the default. Secrets are not printed: a configured
+ * server key, or a database URL with a password, is read from its environment variable instead.
+ */
+export function tryItCommand(config: Config, url: string): string {
+  const global: string[] = [];
+  if (config.databaseUrl !== defaultOf('databaseUrl')) {
+    const hasPassword = /:[^:@/]*@/.test(config.databaseUrl);
+    global.push('--database-url', hasPassword ? '"$DATABASE_URL"' : shellWord(config.databaseUrl));
+  }
+  if (config.secretKey !== undefined) global.push('--secret-key', '"$SECRET_KEY"');
+  const request = ['request', 'GET', '/account', '--user', 'demo-seller', '--json'];
+  const base = config.publicBaseUrl ?? url;
+  if (base !== `http://${defaultOf('host')}:${defaultOf('port')}`)
+    request.push('--base-url', shellWord(base));
+  return ['npx', 'cardbazaar', ...global, ...request].join(' ');
+}
+
+function defaultOf(key: keyof Config): string | undefined {
+  return SETTINGS.find((s) => s.key === key)?.default;
+}
+
+/** A word a POSIX shell reads back as it is. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Runs until SIGINT/SIGTERM, then stops cleanly. */

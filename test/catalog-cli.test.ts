@@ -3,36 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildCli } from '../src/cli/program.js';
 import { openDatabase } from '../src/store/db.js';
-
-/** Runs `cardbazaar …` in this process; returns what it printed and its exit code. */
-async function cardbazaar(...args: string[]): Promise<{ out: string; err: string; code: number }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = console.log;
-  const error = console.error;
-  const write = process.stderr.write.bind(process.stderr);
-  console.log = (...a: unknown[]) => out.push(a.join(' '));
-  console.error = (...a: unknown[]) => err.push(a.join(' '));
-  process.stderr.write = ((chunk: string) => {
-    err.push(String(chunk));
-    return true;
-  }) as typeof process.stderr.write;
-  const previous = process.exitCode;
-  process.exitCode = undefined;
-  try {
-    await buildCli()
-      .exitOverride()
-      .parseAsync(['node', 'cardbazaar', ...args]);
-    return { out: out.join('\n'), err: err.join(''), code: Number(process.exitCode ?? 0) };
-  } finally {
-    console.log = log;
-    console.error = error;
-    process.stderr.write = write;
-    process.exitCode = previous;
-  }
-}
+import { runCli } from './cli-helpers.js';
 
 describe('catalog commands', () => {
   let dir: string;
@@ -60,7 +32,7 @@ describe('catalog commands', () => {
         ],
       }),
     );
-    const res = await cardbazaar('--database-url', db, 'catalog', 'import', file);
+    const res = await runCli('--database-url', db, 'catalog', 'import', file);
     assert.equal(res.code, 0, res.err);
     assert.match(res.out, /products_singles_1\.json: 1 products imported/);
     assert.match(res.err, /Importing\s+\[#+\]\s+100%/);
@@ -83,7 +55,7 @@ describe('catalog commands', () => {
       file,
       '{"products": [\n{"idProduct": 12, "name": "X", "idCategory": 1, "categoryName": "Magic Single"},\n{"idProduct": "twelve"}\n]}',
     );
-    const res = await cardbazaar('--database-url', db, 'catalog', 'import', file);
+    const res = await runCli('--database-url', db, 'catalog', 'import', file);
     assert.equal(res.code, 1);
     assert.match(
       res.err,
@@ -102,26 +74,19 @@ describe('catalog commands', () => {
     } finally {
       await database.close();
     }
-    const badGame = await cardbazaar('--database-url', db, 'catalog', 'import', '--game', 'x', file);
+    const badGame = await runCli('--database-url', db, 'catalog', 'import', '--game', 'x', file);
     assert.equal(badGame.code, 1);
     assert.match(badGame.err, /--game must be a game id/);
   });
 
   it('priceguide refresh recomputes the guide', async () => {
-    const res = await cardbazaar('--database-url', db, 'priceguide', 'refresh');
+    const res = await runCli('--database-url', db, 'priceguide', 'refresh');
     assert.equal(res.code, 0, res.err);
     assert.match(res.out, /Price guide refreshed: \d+ product guides changed\./);
   });
 
   it('seed --demo --scale loads the demo marketplace with a progress bar', async () => {
-    const res = await cardbazaar(
-      '--database-url',
-      join(dir, 'demo.sqlite'),
-      'seed',
-      '--demo',
-      '--scale',
-      '0.1',
-    );
+    const res = await runCli('--database-url', join(dir, 'demo.sqlite'), 'seed', '--demo', '--scale', '0.1');
     assert.equal(res.code, 0, res.err);
     assert.match(
       res.out,

@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ImportError } from '../src/importer/errors.js';
 import { importCatalogFiles } from '../src/importer/import.js';
-import { type ApiClient, createTestClient, DIALECTS, startTestServer, type TestServer } from './helpers.js';
+import {
+  type ApiClient,
+  countRows,
+  createTestClient,
+  DIALECTS,
+  startTestServer,
+  type TestServer,
+} from './helpers.js';
 
 const SINGLES = {
   version: 1,
@@ -91,17 +98,7 @@ for (const dialect of DIALECTS) {
       writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
       return path;
     };
-    const count = async (
-      table: 'products' | 'productNames' | 'metaproducts' | 'expansions' | 'importedPriceGuides',
-    ) =>
-      Number(
-        (
-          await server.services.database.db
-            .selectFrom(table)
-            .select((eb) => eb.fn.countAll().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
+    const count = (table: Parameters<typeof countRows>[1]) => countRows(server, table);
     const refused = async (paths: string[], pattern: RegExp, options = {}) => {
       await assert.rejects(importCatalogFiles(server.services, paths, options), (err: Error) => {
         assert.ok(err instanceof ImportError, String(err));

@@ -4,7 +4,7 @@ import { payOrder } from '../src/domain/orders.js';
 import { DIALECTS, startTestServer, type TestServer, xmlRequest } from './helpers.js';
 import { addToCart, articleCount, buy, createTrader, offer, type Trader } from './trading-helpers.js';
 
-export const ORDER_KEYS = [
+const ORDER_KEYS = [
   'idOrder',
   'isBuyer',
   'seller',

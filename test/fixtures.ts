@@ -1,6 +1,7 @@
 import { insertArticle } from '../src/store/articles.js';
+import { insertMany } from '../src/store/bulk.js';
 import { insertExpansion, insertGame, insertMetaproduct, insertProduct } from '../src/store/catalog.js';
-import type { Article, User } from '../src/store/schema.js';
+import type { Article, NewArticle, User } from '../src/store/schema.js';
 import type { TestServer } from './helpers.js';
 
 /**
@@ -99,15 +100,16 @@ export async function createMetaproduct(server: TestServer, enName: string): Pro
   return id;
 }
 
-/** An article offered by `seller`: defaults to an English NM copy at 1.00, count 1. */
-export async function createArticle(
-  server: TestServer,
-  seller: User,
-  product: ProductFixture,
-  options: Partial<Omit<Article, 'idArticle' | 'idUser' | 'idProduct'>> = {},
-): Promise<Article> {
-  const now = server.clock.now();
-  return insertArticle(server.services.database.db, {
+export type ArticleOptions = Partial<Omit<Article, 'idArticle' | 'idUser' | 'idProduct'>>;
+
+/** An article row of `seller` (not written): defaults to an English NM copy at 1.00, count 1. */
+function articleFixture(
+  seller: Pick<User, 'idUser'>,
+  product: Pick<ProductFixture, 'idProduct'>,
+  now: number,
+  options: ArticleOptions = {},
+): NewArticle {
+  return {
     idUser: seller.idUser,
     idProduct: product.idProduct,
     idLanguage: 1,
@@ -124,5 +126,41 @@ export async function createArticle(
     createdAt: now,
     lastEdited: now,
     ...options,
-  });
+  };
+}
+
+/** An article offered by `seller`, as `articleFixture` describes it. */
+export async function createArticle(
+  server: TestServer,
+  seller: User,
+  product: ProductFixture,
+  options: ArticleOptions = {},
+): Promise<Article> {
+  return insertArticle(
+    server.services.database.db,
+    articleFixture(seller, product, server.clock.now(), options),
+  );
+}
+
+/**
+ * `n` articles of `seller` written in a few statements (a large stock, a crowded product), the
+ * i-th as `articleFixture` with `options(i)`; returns the rows written, in order.
+ */
+export async function createArticles(
+  server: TestServer,
+  seller: User,
+  product: ProductFixture,
+  n: number,
+  options: (i: number) => ArticleOptions,
+): Promise<NewArticle[]> {
+  const now = server.clock.now();
+  const rows = Array.from({ length: n }, (_, i) => articleFixture(seller, product, now, options(i)));
+  const columns = Object.keys(rows[0] ?? {}) as Array<keyof NewArticle>;
+  await insertMany(
+    server.services.database.db,
+    'articles',
+    columns,
+    rows.map((r) => columns.map((c) => r[c])),
+  );
+  return rows;
 }

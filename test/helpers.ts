@@ -1,4 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import OAuth from 'oauth-1.0a';
 import pg from 'pg';
@@ -9,7 +12,7 @@ import { type Config, testConfig } from '../src/config.js';
 import type { AccountType } from '../src/domain/catalog.js';
 import { createUser } from '../src/domain/users.js';
 import { createServices, type Services } from '../src/services.js';
-import type { AppKind, User } from '../src/store/schema.js';
+import type { AppKind, DB, User } from '../src/store/schema.js';
 
 /**
  * Test harness: a real app on a fresh database (SQLite in memory, or a private PostgreSQL schema when
@@ -90,6 +93,26 @@ export async function startTestServer(
   };
 }
 
+/**
+ * A test server on a SQLite file of its own, for commands run beside it (the CLI opens the same
+ * file); `close` also removes the file.
+ */
+export async function startFileTestServer(
+  config: Partial<Config> = {},
+): Promise<TestServer & { databaseUrl: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'cardbazaar-test-'));
+  const databaseUrl = join(dir, 'db.sqlite');
+  const server = await startTestServer({ config: { databaseUrl, ...config } });
+  return {
+    ...server,
+    databaseUrl,
+    async close() {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 let userCounter = 0;
 
 export async function createTestUser(
@@ -105,6 +128,15 @@ export async function createTestUser(
     firstName: 'Test',
     lastName: `User ${userCounter}`,
   });
+}
+
+/** The rows a table holds (tests of what a write added, or left alone). */
+export async function countRows(server: TestServer, table: keyof DB): Promise<number> {
+  const row = await server.services.database.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 export interface TestCredentials {

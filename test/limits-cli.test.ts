@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildCli } from '../src/cli/program.js';
 import { testConfig } from '../src/config.js';
 import { berlinDay } from '../src/limits/berlin-day.js';
 import { OPERATOR_HEADER, OPERATOR_PREFIX, operatorHeader } from '../src/limits/operator.js';
 import type { UsageReport } from '../src/limits/usage.js';
-import { type ApiClient, createTestClient, startTestServer, type TestServer } from './helpers.js';
+import { runCli } from './cli-helpers.js';
+import { type ApiClient, createTestClient, startFileTestServer, type TestServer } from './helpers.js';
 
 /**
  * `cardbazaar limits show|reset --user NAME`, run in-process as a user would run it beside a
@@ -29,61 +26,30 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-async function cli(args: string[]): Promise<{ out: string; err: string; exitCode: number }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = console.log;
-  const error = console.error;
-  console.log = (...a: unknown[]) => out.push(a.join(' '));
-  console.error = (...a: unknown[]) => err.push(a.join(' '));
-  const previousExit = process.exitCode;
-  process.exitCode = 0;
-  try {
-    await buildCli().parseAsync(['node', 'cardbazaar', '--secret-key', SECRET, ...args]);
-    return { out: out.join('\n'), err: err.join('\n'), exitCode: Number(process.exitCode ?? 0) };
-  } finally {
-    console.log = log;
-    console.error = error;
-    process.exitCode = previousExit;
-  }
-}
+const cli = (args: string[]) => runCli('--secret-key', SECRET, ...args);
 
 describe('limits show and reset, counts in the server’s memory', () => {
-  let dir: string;
-  let server: TestServer;
+  let server: TestServer & { databaseUrl: string };
   let port: number;
   let api: ApiClient;
   let username: string;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cardbazaar-limits-cli-'));
-    server = await startTestServer({
-      config: { databaseUrl: join(dir, 'db.sqlite'), limitsEnabled: true, limitsDailyPrivate: 50 },
-    });
+    server = await startFileTestServer({ limitsEnabled: true, limitsDailyPrivate: 50 });
     await server.app.listen({ port: 0, host: '127.0.0.1' });
     port = (server.app.server.address() as AddressInfo).port;
     const client = await createTestClient(server, { accountType: 'private' });
     api = client.api;
     username = client.user.username;
   });
-  after(async () => {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => server.close());
 
-  const args = () => [
-    '--database-url',
-    join(dir, 'db.sqlite'),
-    '--host',
-    '127.0.0.1',
-    '--port',
-    String(port),
-  ];
+  const args = () => ['--database-url', server.databaseUrl, '--host', '127.0.0.1', '--port', String(port)];
 
   it('shows the counts the running server keeps', async () => {
     for (let i = 0; i < 3; i++) assert.equal((await api.get('/account')).status, 200);
     await api.get('/account/messages-that-do-not-exist'); // not a route: not counted
-    const { out, exitCode } = await cli([...args(), 'limits', 'show', '--user', username]);
-    assert.equal(exitCode, 0);
+    const { out, code } = await cli([...args(), 'limits', 'show', '--user', username]);
+    assert.equal(code, 0);
     const report: UsageReport = JSON.parse(out);
     const day = berlinDay(server.clock.now());
     assert.deepEqual(report, {
@@ -101,8 +67,8 @@ describe('limits show and reset, counts in the server’s memory', () => {
   });
 
   it('resets them, and the next request counts from one', async () => {
-    const { out, exitCode } = await cli([...args(), 'limits', 'reset', '--user', username]);
-    assert.equal(exitCode, 0);
+    const { out, code } = await cli([...args(), 'limits', 'reset', '--user', username]);
+    assert.equal(code, 0);
     const report: UsageReport = JSON.parse(out);
     assert.deepEqual(report.daily, { count: 0, max: 50 });
     assert.deepEqual(report.perMinute.apps, []);
@@ -113,23 +79,23 @@ describe('limits show and reset, counts in the server’s memory', () => {
   it('says plainly that there is nothing to show or reset when no server runs', async () => {
     const closed = [
       '--database-url',
-      join(dir, 'db.sqlite'),
+      server.databaseUrl,
       '--host',
       '127.0.0.1',
       '--port',
       String(await closedPort()),
     ];
     const show = await cli([...closed, 'limits', 'show', '--user', username]);
-    assert.equal(show.exitCode, 1);
+    assert.equal(show.code, 1);
     assert.match(show.err, /No server is running there: without REDIS_URL the counts live in the memory/);
     const reset = await cli([...closed, 'limits', 'reset', '--user', username]);
-    assert.equal(reset.exitCode, 0);
+    assert.equal(reset.code, 0);
     assert.match(reset.out, /there are no counts to clear/);
   });
 
   it('names an unknown user', async () => {
     const res = await cli([...args(), 'limits', 'show', '--user', 'nobody-at-all']);
-    assert.equal(res.exitCode, 1);
+    assert.equal(res.code, 1);
     assert.match(res.err, /There is no user "nobody-at-all"/);
   });
 
@@ -167,34 +133,26 @@ describe('limits show and reset, counts in the server’s memory', () => {
 });
 
 describe('limits show and reset, counts in Redis', { skip: !process.env.TEST_REDIS_URL }, () => {
-  let dir: string;
-  let server: TestServer;
+  let server: TestServer & { databaseUrl: string };
   let api: ApiClient;
   let username: string;
   const prefix = `test:limits:${randomBytes(6).toString('hex')}:`;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cardbazaar-limits-cli-'));
-    server = await startTestServer({
-      config: {
-        databaseUrl: join(dir, 'db.sqlite'),
-        redisUrl: process.env.TEST_REDIS_URL,
-        limitsRedisPrefix: prefix,
-        limitsEnabled: true,
-      },
+    server = await startFileTestServer({
+      redisUrl: process.env.TEST_REDIS_URL,
+      limitsRedisPrefix: prefix,
+      limitsEnabled: true,
     });
     const client = await createTestClient(server, { accountType: 'professional' });
     api = client.api;
     username = client.user.username;
   });
-  after(async () => {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => server.close());
 
   // No server needs to run: the CLI reads and clears the counts in Redis itself.
   const args = () => [
     '--database-url',
-    join(dir, 'db.sqlite'),
+    server.databaseUrl,
     '--redis-url',
     process.env.TEST_REDIS_URL!,
     '--limits-redis-prefix',
@@ -206,7 +164,7 @@ describe('limits show and reset, counts in Redis', { skip: !process.env.TEST_RED
   it('shows and resets the counts every instance shares', async (t) => {
     for (let i = 0; i < 4; i++) assert.equal((await api.get('/account')).status, 200);
     const shown = await cli([...args(), 'limits', 'show', '--user', username]);
-    assert.equal(shown.exitCode, 0, shown.err);
+    assert.equal(shown.code, 0, shown.err);
     const report: UsageReport = JSON.parse(shown.out);
     assert.equal(report.store, 'redis');
     assert.equal(report.accountType, 'professional');
@@ -215,7 +173,7 @@ describe('limits show and reset, counts in Redis', { skip: !process.env.TEST_RED
     assert.deepEqual(report.daily, { count: 4, max: 100000 });
 
     const reset = await cli([...args(), 'limits', 'reset', '--user', username]);
-    assert.equal(reset.exitCode, 0, reset.err);
+    assert.equal(reset.code, 0, reset.err);
     assert.deepEqual(JSON.parse(reset.out).daily, { count: 0, max: 100000 });
     assert.equal((await api.get('/account')).headers['x-request-limit-count'], '1');
   });

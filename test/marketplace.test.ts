@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { insertMany } from '../src/store/bulk.js';
 import type { User } from '../src/store/schema.js';
 import { updateUser } from '../src/store/users.js';
-import { createArticle, createExpansion, createProduct, type ProductFixture } from './fixtures.js';
+import {
+  createArticle,
+  createArticles,
+  createExpansion,
+  createProduct,
+  type ProductFixture,
+} from './fixtures.js';
 import {
   ApiClient,
   createTestApp,
@@ -125,34 +130,8 @@ for (const dialect of DIALECTS) {
       ).idArticle;
 
       // 1,005 offers of one product: past the 1,000 cap.
+      await createArticles(server, bulkSeller, crowded, 1005, (i) => ({ price: 10 + i }));
       const now = server.clock.now();
-      const rows = Array.from({ length: 1005 }, (_, i) => [
-        bulkSeller.idUser,
-        crowded.idProduct,
-        1,
-        '',
-        10 + i,
-        'NM',
-        1,
-        now,
-        now,
-      ]);
-      await insertMany(
-        db,
-        'articles',
-        [
-          'idUser',
-          'idProduct',
-          'idLanguage',
-          'comments',
-          'price',
-          'condition',
-          'count',
-          'createdAt',
-          'lastEdited',
-        ],
-        rows,
-      );
 
       // The buyer holds a copy of the signed article in their cart.
       const reservation = await db

@@ -6,6 +6,7 @@ import { sendSystemMessage, systemAccountId } from '../src/domain/system-message
 import type { User } from '../src/store/schema.js';
 import {
   ApiClient,
+  countRows,
   createTestClient,
   createTestUser,
   DIALECTS,
@@ -25,13 +26,7 @@ async function unreadOf(api: ApiClient): Promise<number> {
   return res.json.account.unreadMessages;
 }
 
-async function messageRows(server: TestServer): Promise<number> {
-  const row = await server.services.database.db
-    .selectFrom('messages')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
+const messageRows = (server: TestServer) => countRows(server, 'messages');
 
 /** A third-party app of `owner` acting for `user` through the user's own access token. */
 async function thirdPartyClient(server: TestServer, owner: User, user: User): Promise<ApiClient> {

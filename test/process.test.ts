@@ -138,4 +138,28 @@ describe('the server process', () => {
     assert.equal(await code, 0);
     assert.match(second.output(), /finishing in-flight requests/);
   });
+
+  it('prints a "Try it" command that works as copied into a shell without its settings', async () => {
+    const server = await serve();
+    try {
+      const hint = /Try it: npx cardbazaar (.+?) {3}\(base /.exec(server.output());
+      assert.ok(hint, server.output());
+      // The server runs on a random port and its own database: the command must say both.
+      assert.match(hint[1]!, new RegExp(`--base-url ${server.base}(\\s|$)`));
+      assert.match(hint[1]!, /--database-url \S+p\.sqlite/);
+      const words = hint[1]!.split(' ').map((w) => w.replace(/^'(.*)'$/, '$1'));
+      const { DATABASE_URL: _db, PORT: _port, HOST: _host, ...shell } = env;
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...words], {
+        env: shell,
+        encoding: 'utf8',
+      });
+      assert.equal(run.status, 0, run.stderr);
+      assert.doesNotMatch(run.stderr, /answering in-process/);
+      assert.match(run.stdout, /^HTTP 200$/m);
+      assert.match(run.stdout, /"username": "demo-seller"/);
+    } finally {
+      server.child.kill('SIGINT');
+      await exited(server.child);
+    }
+  });
 });

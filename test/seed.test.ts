@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { seedDemo } from '../src/seed/index.js';
 import { findUserByUsername } from '../src/store/users.js';
-import { DIALECTS, startTestServer, type TestServer } from './helpers.js';
+import { countRows, DIALECTS, startTestServer, type TestServer } from './helpers.js';
 
 /** A digest of what the demo generator decides, independent of anything the server assigns. */
 async function fingerprint(server: TestServer): Promise<string> {
@@ -41,18 +41,7 @@ async function fingerprint(server: TestServer): Promise<string> {
   return hash.digest('hex');
 }
 
-const count = async (
-  server: TestServer,
-  table: 'products' | 'articles' | 'expansions' | 'users' | 'priceGuides',
-) =>
-  Number(
-    (
-      await server.services.database.db
-        .selectFrom(table)
-        .select((eb) => eb.fn.countAll().as('n'))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
+const count = countRows;
 
 for (const dialect of DIALECTS) {
   describe(`the demo data (${dialect})`, () => {
@@ -162,10 +151,16 @@ for (const dialect of DIALECTS) {
         await count(server, 'articles'),
         await count(server, 'users'),
       ];
+      const credentials = [await count(server, 'apps'), await count(server, 'accessTokens')];
       await seedDemo(server.services);
       assert.deepEqual(
         [await count(server, 'products'), await count(server, 'articles'), await count(server, 'users')],
         before,
+      );
+      assert.deepEqual(
+        [await count(server, 'apps'), await count(server, 'accessTokens')],
+        credentials,
+        'no second widget or third-party app, no second access token',
       );
     });
   });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import type { User } from '../src/store/schema.js';
-import { createArticle, createProduct, type ProductFixture } from './fixtures.js';
+import { createArticle, createArticles, createProduct, type ProductFixture } from './fixtures.js';
 import {
   type ApiClient,
   createTestClient,
@@ -13,7 +13,7 @@ import {
 } from './helpers.js';
 
 /** A CSV as the stock file writes it: `;`-separated, every value quoted, `""` for a quote. */
-export function parseCsv(text: string): string[][] {
+function parseCsv(text: string): string[][] {
   const rows: string[][] = [];
   let row: string[] = [];
   let value = '';
@@ -165,30 +165,10 @@ for (const dialect of DIALECTS) {
 
     it('streams a stock larger than a page, every article once, in id order', async () => {
       const { api: big, user } = await createTestClient(server);
-      const db = server.services.database.db;
-      const now = server.clock.now();
-      const rows = Array.from({ length: 2345 }, (_, i) => ({
-        idUser: user.idUser,
-        idProduct: card.idProduct,
-        idLanguage: 1,
+      const rows = await createArticles(server, user, card, 2345, (i) => ({
         comments: `n${i}`,
         price: 100 + i,
-        condition: 'NM',
-        isFoil: 0,
-        isSigned: 0,
-        isAltered: 0,
-        isPlayset: 0,
-        isFirstEd: 0,
-        isReverseHolo: 0,
-        count: 1,
-        createdAt: now,
-        lastEdited: now,
       }));
-      for (let i = 0; i < rows.length; i += 500)
-        await db
-          .insertInto('articles')
-          .values(rows.slice(i, i + 500))
-          .execute();
       const res = await big.get('/stock/file', { json: true });
       const csv = csvOf(res.json.stock);
       assert.equal(csv.length, 2346);

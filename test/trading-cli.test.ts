@@ -1,54 +1,25 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildCli } from '../src/cli/program.js';
-import { startTestServer, type TestServer } from './helpers.js';
+import { runCli } from './cli-helpers.js';
+import { startFileTestServer, type TestServer } from './helpers.js';
 import { balances, createTrader, offer, type Trader } from './trading-helpers.js';
 
-/** Runs `cardbazaar …` in-process against the test server's database file; returns its output. */
-async function cli(
-  databaseUrl: string,
-  ...args: string[]
-): Promise<{ out: string; err: string; code: number }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = console.log;
-  const error = console.error;
-  console.log = (...a: unknown[]) => out.push(a.join(' '));
-  console.error = (...a: unknown[]) => err.push(a.join(' '));
-  process.exitCode = 0;
-  try {
-    await buildCli()
-      .exitOverride()
-      .parseAsync(['node', 'cardbazaar', '--database-url', databaseUrl, ...args]);
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  return { out: out.join('\n'), err: err.join('\n'), code };
-}
+/** Runs `cardbazaar …` against the test server's database file. */
+const cli = (databaseUrl: string, ...args: string[]) => runCli('--database-url', databaseUrl, ...args);
 
 describe('the trading commands (sqlite file)', () => {
-  let dir: string;
   let file: string;
   let server: TestServer;
   let seller: Trader;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cardbazaar-cli-'));
-    file = join(dir, 'db.sqlite');
-    server = await startTestServer({ config: { databaseUrl: file } });
+    const started = await startFileTestServer();
+    server = started;
+    file = started.databaseUrl;
     seller = await createTrader(server, { name: 'shop' });
     await offer(server, seller.user, { count: 2, price: 300 });
     await offer(server, seller.user, { count: 5, price: 150 });
   });
-  after(async () => {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => server.close());
 
   it('simulate purchase --pay makes the sandbox buyer buy and pay; the seller sees paid orders', async () => {
     const res = await cli(

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createUser } from '../src/domain/users.js';
 import type { Article, User } from '../src/store/schema.js';
-import { createArticle, createProduct, type ProductFixture } from './fixtures.js';
+import { type ArticleOptions, createArticle, createProduct, type ProductFixture } from './fixtures.js';
 import { ApiClient, createTestApp, type TestServer, xmlRequest } from './helpers.js';
 
 /**
@@ -44,7 +44,7 @@ let sharedProductServer: TestServer | undefined;
 export async function offer(
   server: TestServer,
   seller: User,
-  options: Partial<Omit<Article, 'idArticle' | 'idUser' | 'idProduct'>> & { product?: ProductFixture } = {},
+  options: ArticleOptions & { product?: ProductFixture } = {},
 ): Promise<Article> {
   const { product: given, ...fields } = options;
   let product = given;

@@ -1,7 +1,5 @@
-import { describeApps } from '../../src/auth/apps.js';
 import type { ClientCredentials } from '../../src/auth/client.js';
-import { seedDemo } from '../../src/seed/index.js';
-import { findUserByUsername } from '../../src/store/users.js';
+import { dedicatedCredentials, ensureDemo } from '../prepare.js';
 import type { Scenario } from '../scenario.js';
 
 /**
@@ -12,16 +10,8 @@ export const accountScenario: Scenario<ClientCredentials> = {
   name: 'GET /account',
   description: 'signed GET /ws/v2.0/account (OAuth verification, limits, account query, XML)',
   async prepare(services) {
-    if (!(await findUserByUsername(services.database.db, 'demo-seller'))) await seedDemo(services);
-    const seller = await findUserByUsername(services.database.db, 'demo-seller');
-    const app = (await describeApps(services, seller!.idUser)).find((a) => a.kind === 'dedicated')!;
-    const token = app.accessTokens[0]!;
-    return {
-      appToken: app.appToken,
-      appSecret: app.appSecret,
-      accessToken: token.token,
-      accessTokenSecret: token.secret,
-    };
+    await ensureDemo(services);
+    return dedicatedCredentials(services, 'demo-seller');
   },
   request: (credentials) => ({ method: 'GET', path: '/account', credentials }),
   expectStatus: 200,

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeApps } from '../../src/auth/apps.js';
 import type { ClientCredentials } from '../../src/auth/client.js';
 import { progressBar } from '../../src/cli/progress.js';
 import { testConfig } from '../../src/config.js';
@@ -14,7 +13,7 @@ import { insertMany } from '../../src/store/bulk.js';
 import { insertProduct } from '../../src/store/catalog.js';
 import { migrations } from '../../src/store/migrations/index.js';
 import { putSetting } from '../../src/store/settings.js';
-import { findUserByUsername } from '../../src/store/users.js';
+import { dedicatedCredentials } from '../prepare.js';
 import type { Scenario } from '../scenario.js';
 
 /**
@@ -107,9 +106,6 @@ interface CatalogState {
 async function catalogState(services: Services): Promise<CatalogState> {
   // The scheduled price guide refresh must not run in the middle of a measurement.
   await putSetting(services.database.db, PRICE_GUIDE_REFRESHED_SETTING, String(services.clock.now()));
-  const seller = await findUserByUsername(services.database.db, 'demo-seller');
-  const app = (await describeApps(services, seller!.idUser)).find((a) => a.kind === 'dedicated')!;
-  const token = app.accessTokens[0]!;
   // Searches as people type them: the first two words of product names, spread over the catalog.
   const names = await services.database.db
     .selectFrom('products')
@@ -122,15 +118,7 @@ async function catalogState(services: Services): Promise<CatalogState> {
     const words = names[Math.floor((i * names.length) / 64)]!.enName.split(/[ ,]+/);
     searches.push(words.slice(0, 2).join(' '));
   }
-  return {
-    credentials: {
-      appToken: app.appToken,
-      appSecret: app.appSecret,
-      accessToken: token.token,
-      accessTokenSecret: token.secret,
-    },
-    searches,
-  };
+  return { credentials: await dedicatedCredentials(services, 'demo-seller'), searches };
 }
 
 export const productSearchScenario: Scenario<CatalogState> = {

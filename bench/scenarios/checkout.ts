@@ -2,7 +2,7 @@ import { createApp } from '../../src/auth/apps.js';
 import type { ClientCredentials } from '../../src/auth/client.js';
 import { createUser } from '../../src/domain/users.js';
 import { insertArticle } from '../../src/store/articles.js';
-import { insertExpansion, insertGame, insertProduct } from '../../src/store/catalog.js';
+import { benchArticle, benchCatalog, issuedCredentials } from '../prepare.js';
 import type { Scenario } from '../scenario.js';
 
 /**
@@ -39,50 +39,14 @@ export const checkoutScenario: Scenario<CheckoutState> = {
       zip: '10115',
       city: 'Berlin',
     });
-    await insertGame(db, { idGame: 1, name: 'Magic the Gathering', abbreviation: 'MtG' });
-    await insertExpansion(db, {
-      idExpansion: 1,
-      idGame: 1,
-      enName: 'Bench Expansion',
-      abbreviation: 'BEN',
-      icon: 1,
-      releaseDate: Date.UTC(2020, 0, 1),
-      isReleased: 1,
-    });
+    await benchCatalog(db, ARTICLES);
     const articleIds: number[] = [];
     for (let p = 1; p <= ARTICLES; p++) {
-      await insertProduct(db, {
-        idProduct: p,
-        idGame: 1,
-        idExpansion: 1,
-        idMetaproduct: null,
-        idCategory: 1,
-        categoryName: 'Magic Single',
-        enName: `Bench Card ${p}`,
-        number: String(p),
-        rarity: 'Rare',
-        isSingle: 1,
-        dateAdded: Date.UTC(2020, 0, 1),
-        image: `/img/items/1/BEN/${p}.jpg`,
-      });
       // Copies left for sale after every buyer's reserved copy: the articles stay listed.
-      const article = await insertArticle(db, {
-        idUser: seller.idUser,
-        idProduct: p,
-        idLanguage: 1,
-        comments: '',
-        price: 50 + p * 3,
-        condition: 'NM',
-        isFoil: 0,
-        isSigned: 0,
-        isAltered: 0,
-        isPlayset: 0,
-        isFirstEd: 0,
-        isReverseHolo: 0,
-        count: 1000,
-        createdAt: now,
-        lastEdited: now,
-      });
+      const article = await insertArticle(
+        db,
+        benchArticle(seller.idUser, p, now, { price: 50 + p * 3, count: 1000 }),
+      );
       articleIds.push(article.idArticle);
     }
     const buyers: ClientCredentials[] = [];
@@ -98,12 +62,7 @@ export const checkoutScenario: Scenario<CheckoutState> = {
         city: 'Paris',
       });
       const app = await createApp(services, { idUser: buyer.idUser, kind: 'dedicated' });
-      buyers.push({
-        appToken: app.appToken,
-        appSecret: app.appSecret,
-        accessToken: app.accessToken!.token,
-        accessTokenSecret: app.accessToken!.secret,
-      });
+      buyers.push(issuedCredentials(app));
       // The cart as an add would leave it: a reservation holding one copy of each article.
       await services.database.transaction(async (tx) => {
         const reservation = await tx

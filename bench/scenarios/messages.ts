@@ -1,8 +1,7 @@
-import { describeApps } from '../../src/auth/apps.js';
 import type { ClientCredentials } from '../../src/auth/client.js';
 import { readThread, sendMessage } from '../../src/domain/messages.js';
-import { seedDemo } from '../../src/seed/index.js';
 import { findUserByUsername } from '../../src/store/users.js';
+import { dedicatedCredentials, ensureDemo } from '../prepare.js';
 import type { Scenario } from '../scenario.js';
 
 interface State {
@@ -20,7 +19,7 @@ export const messageThreadScenario: Scenario<State> = {
   name: 'GET /account/messages/:idOtherUser',
   description: `signed GET of a ${THREAD_LENGTH}-message thread (partner, messages, unread count, XML)`,
   async prepare(services) {
-    if (!(await findUserByUsername(services.database.db, 'demo-seller'))) await seedDemo(services);
+    await ensureDemo(services);
     const seller = (await findUserByUsername(services.database.db, 'demo-seller'))!;
     const buyer = (await findUserByUsername(services.database.db, 'demo-buyer'))!;
     const page = { offset: 0, limit: 100, paginated: true };
@@ -36,17 +35,7 @@ export const messageThreadScenario: Scenario<State> = {
     }
     // Read once, so the benchmark measures reads, not the one-off marking.
     await readThread(services, seller.idUser, buyer.idUser, page);
-    const app = (await describeApps(services, seller.idUser)).find((a) => a.kind === 'dedicated')!;
-    const token = app.accessTokens[0]!;
-    return {
-      credentials: {
-        appToken: app.appToken,
-        appSecret: app.appSecret,
-        accessToken: token.token,
-        accessTokenSecret: token.secret,
-      },
-      idPartner: buyer.idUser,
-    };
+    return { credentials: await dedicatedCredentials(services, 'demo-seller'), idPartner: buyer.idUser };
   },
   request: (state) => ({
     method: 'GET',

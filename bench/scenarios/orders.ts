@@ -5,9 +5,8 @@ import { createApp } from '../../src/auth/apps.js';
 import type { ClientCredentials } from '../../src/auth/client.js';
 import { createUser } from '../../src/domain/users.js';
 import type { Services } from '../../src/services.js';
-import { insertExpansion, insertGame, insertProduct } from '../../src/store/catalog.js';
 import { sqliteHandles } from '../../src/store/db.js';
-import { findUserByUsername } from '../../src/store/users.js';
+import { benchCatalog, dedicatedCredentials } from '../prepare.js';
 import type { Scenario } from '../scenario.js';
 
 /**
@@ -21,19 +20,6 @@ const CACHE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '.cache');
 const CACHE_VERSION = 2;
 const BUYERS = 1000;
 const PRODUCTS = 50;
-
-export async function sellerCredentials(services: Services, username: string): Promise<ClientCredentials> {
-  const { describeApps } = await import('../../src/auth/apps.js');
-  const seller = await findUserByUsername(services.database.db, username);
-  const app = (await describeApps(services, seller!.idUser)).find((a) => a.kind === 'dedicated')!;
-  const token = app.accessTokens[0]!;
-  return {
-    appToken: app.appToken,
-    appSecret: app.appSecret,
-    accessToken: token.token,
-    accessTokenSecret: token.secret,
-  };
-}
 
 async function generate(services: Services, orders: number): Promise<void> {
   const db = services.database.db;
@@ -50,32 +36,7 @@ async function generate(services: Services, orders: number): Promise<void> {
     city: 'Berlin',
   });
   await createApp(services, { idUser: seller.idUser, kind: 'dedicated' });
-  await insertGame(db, { idGame: 1, name: 'Magic the Gathering', abbreviation: 'MtG' });
-  await insertExpansion(db, {
-    idExpansion: 1,
-    idGame: 1,
-    enName: 'Bench Expansion',
-    abbreviation: 'BEN',
-    icon: 1,
-    releaseDate: Date.UTC(2020, 0, 1),
-    isReleased: 1,
-  });
-  for (let p = 1; p <= PRODUCTS; p++) {
-    await insertProduct(db, {
-      idProduct: p,
-      idGame: 1,
-      idExpansion: 1,
-      idMetaproduct: null,
-      idCategory: 1,
-      categoryName: 'Magic Single',
-      enName: `Bench Card ${p}`,
-      number: String(p),
-      rarity: 'Rare',
-      isSingle: 1,
-      dateAdded: Date.UTC(2020, 0, 1),
-      image: `/img/items/1/BEN/${p}.jpg`,
-    });
-  }
+  await benchCatalog(db, PRODUCTS);
   const t0 = Date.UTC(2026, 0, 1);
   raw.exec('begin');
   raw
@@ -158,7 +119,7 @@ async function prepareOrders(services: Services, orders: number): Promise<Client
     raw.exec(`vacuum into '${partial.replace(/'/g, "''")}'`);
     renameSync(partial, cached);
   }
-  return sellerCredentials(services, 'bench-seller');
+  return dedicatedCredentials(services, 'bench-seller');
 }
 
 function ordersScenario(orders: number, label: string): Scenario<ClientCredentials> {

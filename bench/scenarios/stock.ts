@@ -3,6 +3,7 @@ import type { ClientCredentials } from '../../src/auth/client.js';
 import { createUser } from '../../src/domain/users.js';
 import type { Services } from '../../src/services.js';
 import type { NewArticle } from '../../src/store/schema.js';
+import { benchArticle, issuedCredentials } from '../prepare.js';
 import type { Scenario } from '../scenario.js';
 
 /**
@@ -86,23 +87,12 @@ async function prepareSeller(services: Services): Promise<StockBenchState> {
     for (let i = 0; i < ARTICLES; i += 1000) {
       const rows: NewArticle[] = [];
       for (let k = i; k < i + 1000; k++) {
-        rows.push({
-          idUser: seller.idUser,
-          idProduct: productIds[k % PRODUCTS]!,
-          idLanguage: 1,
-          comments: '',
-          price: 100 + Math.floor(k / PRODUCTS),
-          condition: 'NM',
-          isFoil: 0,
-          isSigned: 0,
-          isAltered: 0,
-          isPlayset: 0,
-          isFirstEd: 0,
-          isReverseHolo: 0,
-          count: 1,
-          createdAt: now,
-          lastEdited: now,
-        });
+        rows.push(
+          benchArticle(seller.idUser, productIds[k % PRODUCTS]!, now, {
+            price: 100 + Math.floor(k / PRODUCTS),
+            count: 1,
+          }),
+        );
       }
       await tx.insertInto('articles').values(rows).execute();
     }
@@ -116,12 +106,7 @@ async function prepareSeller(services: Services): Promise<StockBenchState> {
       .execute()
   ).map((r) => r.idArticle);
   return {
-    credentials: {
-      appToken: app.appToken,
-      appSecret: app.appSecret,
-      accessToken: app.accessToken!.token,
-      accessTokenSecret: app.accessToken!.secret,
-    },
+    credentials: issuedCredentials(app),
     articleIds,
     productIds,
   };

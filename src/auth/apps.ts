@@ -25,7 +25,6 @@ import { type Credential, deriveCredential, hashToken, newSalt } from './credent
  *  - widget: app token + secret only; the access token in requests is the empty string;
  *  - third-party: app token + secret; every user it acts for has an access token of their own.
  */
-export const APP_KINDS: readonly AppKind[] = ['dedicated', 'widget', 'thirdParty'];
 
 /** `third-party`, `thirdparty`, `3rd` → `thirdParty`; the CLI and the API spell it differently. */
 export function parseAppKind(text: string): AppKind {

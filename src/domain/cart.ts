@@ -1,7 +1,6 @@
 import { badRequest, notFound } from '../errors.js';
 import type { Executor } from '../store/db.js';
 import { appendEvent } from '../store/events.js';
-import { usersByIds } from '../store/orders.js';
 import {
   addReservedCopies,
   buyerReservationHolding,
@@ -28,11 +27,12 @@ import {
 } from '../store/reservations.js';
 import type { Reservation, User } from '../store/schema.js';
 import { shippingMethods } from '../store/shipping.js';
-import { findUserById } from '../store/users.js';
+import { findUserById, usersByIds } from '../store/users.js';
 import { type AccountView, loadAccount } from './account.js';
 import type { DomainContext } from './context.js';
 import { EVENTS } from './events.js';
 import { availableMethods, effectiveMethod, type PricedMethod, shippingZone } from './shipping.js';
+import { copies } from './stock-rules.js';
 import { MAX_CART_ARTICLES, type TradingContext } from './trading.js';
 
 /**
@@ -145,11 +145,21 @@ export async function releaseReservation(
   const locked = await lockReservation(db, reservation.idReservation, onlyIfExpired ? now : undefined);
   if (!locked) return false;
   for (const line of await claimReservationLines(db, reservation.idReservation)) {
-    const count = await returnToStock(db, line.idArticle, line.count);
-    if (count === line.count) await appendEvent(db, EVENTS.articleListed, { idArticle: line.idArticle }, now);
+    await returnCopies(db, line.idArticle, line.count, now);
   }
   await deleteReservation(db, reservation.idReservation);
   return true;
+}
+
+/** Copies back on offer; an article sold out until now raises `articleListed` (wants-list alerts). */
+async function returnCopies(db: Executor, idArticle: number, n: number, now: number): Promise<void> {
+  const count = await returnToStock(db, idArticle, n);
+  if (count === n) await appendEvent(db, EVENTS.articleListed, { idArticle }, now);
+}
+
+/** A reservation left without lines leaves the cart. */
+async function dropIfEmpty(db: Executor, idReservation: number): Promise<void> {
+  if (!(await reservationHoldsAny(db, idReservation))) await deleteReservation(db, idReservation);
 }
 
 /** Releases expired reservations (one buyer's, or everyone's); returns how many. */
@@ -231,16 +241,14 @@ async function addOne(ctx: TradingContext, tx: Executor, idBuyer: number, item: 
     if (released) taken = await takeFromStock(tx, item.idArticle, item.count);
   }
   if (!taken) {
-    if (!(await reservationHoldsAny(tx, reservation.idReservation))) {
-      await deleteReservation(tx, reservation.idReservation);
-    }
+    await dropIfEmpty(tx, reservation.idReservation);
     const left = await tx
       .selectFrom('articles')
       .select('count')
       .where('idArticle', '=', item.idArticle)
       .executeTakeFirst();
     const available = left?.count ?? 0;
-    return `Only ${available} ${available === 1 ? 'copy' : 'copies'} of article ${item.idArticle} available; ${item.count} requested.`;
+    return `Only ${copies(available)} of article ${item.idArticle} available; ${item.count} requested.`;
   }
   await addReservedCopies(tx, reservation.idReservation, item.idArticle, item.count);
   return undefined;
@@ -254,13 +262,10 @@ async function removeOne(ctx: TradingContext, tx: Executor, idBuyer: number, ite
   const reserved = reservation && (await buyerReservationHolding(tx, idBuyer, item.idArticle));
   if (!reservation || !reserved) return `Article ${item.idArticle} is not in your shopping cart.`;
   if (!(await removeReservedCopies(tx, reservation.idReservation, item.idArticle, item.count))) {
-    return `Only ${reserved.reserved} ${reserved.reserved === 1 ? 'copy' : 'copies'} of article ${item.idArticle} in your shopping cart; ${item.count} to remove.`;
+    return `Only ${copies(reserved.reserved)} of article ${item.idArticle} in your shopping cart; ${item.count} to remove.`;
   }
-  const count = await returnToStock(tx, item.idArticle, item.count);
-  if (count === item.count) await appendEvent(tx, EVENTS.articleListed, { idArticle: item.idArticle }, now);
-  if (!(await reservationHoldsAny(tx, reservation.idReservation))) {
-    await deleteReservation(tx, reservation.idReservation);
-  }
+  await returnCopies(tx, item.idArticle, item.count, now);
+  await dropIfEmpty(tx, reservation.idReservation);
   return undefined;
 }
 

@@ -14,6 +14,7 @@ import type { DomainContext } from './context.js';
 const gzipAsync = promisify(gzip);
 const PAGE = 5000;
 
+/** The columns of the product list CSV, as GET /productlist writes it and the importer reads it. */
 export const PRODUCT_LIST_HEADER = [
   'idProduct',
   'Name',
@@ -24,7 +25,7 @@ export const PRODUCT_LIST_HEADER = [
   'Date Added',
 ];
 
-export const PRICE_GUIDE_HEADER = [
+const PRICE_GUIDE_HEADER = [
   'idProduct',
   'Avg. Sell Price',
   'Low Price',
@@ -44,12 +45,12 @@ export const PRICE_GUIDE_HEADER = [
 ];
 
 /** Every field quoted, quotes doubled, as the real files write them. */
-export function csvLine(fields: readonly (string | number | null)[]): string {
+function csvLine(fields: readonly (string | number | null)[]): string {
   return `${fields.map((f) => `"${f === null ? '' : String(f).replace(/"/g, '""')}"`).join(',')}\n`;
 }
 
 /** `2007-01-01 00:00:00`, in the marketplace's time zone. */
-export function csvDate(ms: number | null): string | null {
+function csvDate(ms: number | null): string | null {
   if (ms === null) return null;
   return formatTimestamp(ms).slice(0, 19).replace('T', ' ');
 }

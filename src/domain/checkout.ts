@@ -14,19 +14,20 @@ import {
   buyerReservations,
   claimReservationLines,
   deleteReservation,
-  deleteSoldOutArticles,
   lockArticles,
   lockReservation,
   type PostalAddress,
 } from '../store/reservations.js';
 import type { Order, OrderArticle } from '../store/schema.js';
 import { shippingMethods } from '../store/shipping.js';
+import { deleteSoldOutArticles } from '../store/stock.js';
 import { findUserById } from '../store/users.js';
 import { type ReservationView, releaseExpired, reservationViews, shippingAddressOf } from './cart.js';
 import type { DomainContext } from './context.js';
 import { EVENTS } from './events.js';
 import { loadOrdersByIds, type OrderView } from './order-views.js';
 import { effectiveMethod, shippingZone } from './shipping.js';
+import { attributesOf } from './stock-rules.js';
 
 /**
  * `PUT /shoppingcart/checkout` (reference §1.5): one order per reservation, in state `bought`, the
@@ -53,17 +54,7 @@ function frozenLines(r: ReservationView, idOrder: number): OrderArticle[] {
   return r.lines.map(({ view, reserved }) => ({
     idOrder,
     idArticle: view.idArticle,
-    idProduct: view.idProduct,
-    idLanguage: view.idLanguage,
-    comments: view.comments,
-    price: view.price,
-    condition: view.condition,
-    isFoil: view.isFoil,
-    isSigned: view.isSigned,
-    isAltered: view.isAltered,
-    isPlayset: view.isPlayset,
-    isFirstEd: view.isFirstEd,
-    isReverseHolo: view.isReverseHolo,
+    ...attributesOf(view),
     count: reserved,
   }));
 }

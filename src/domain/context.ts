@@ -9,3 +9,9 @@ export interface DomainContext {
   database: Database;
   clock: Clock;
 }
+
+/** The part of a list a paginated read asks for. */
+export interface Window {
+  offset: number;
+  limit: number;
+}

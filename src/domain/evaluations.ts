@@ -32,7 +32,7 @@ export interface EvaluationInput {
   complaint: string[];
 }
 
-export function checkGrade(value: number, field: string): number {
+function checkGrade(value: number, field: string): number {
   if (!(GRADES as readonly number[]).includes(value)) {
     throw badRequest(`"${field}" must be 1 (very good), 2 (good), 3 (neutral), 4 (bad) or 10 (n/a).`, {
       field,

@@ -19,6 +19,7 @@ export const EVENTS = {
  * A handler does its work in `tx`. It may return a function to run once that transaction has
  * committed (never if it rolls back): to start work that must not hold the transaction open.
  */
+// `void`, not `undefined`: most handlers return nothing, and stay valid without a `return`.
 export type EventHandler = (ctx: DomainContext, tx: Tx, payload: unknown) => Promise<void | AfterCommit>;
 /** A handler that takes all the events of its type in a delivery batch at once (e.g. to dedupe). */
 export type BatchHandler = (ctx: DomainContext, tx: Tx, payloads: unknown[]) => Promise<void>;

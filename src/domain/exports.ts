@@ -19,7 +19,8 @@ import {
   releaseStaleBuilds,
 } from '../store/exports.js';
 import type { Export, ExportType, User } from '../store/schema.js';
-import { inBuyersCart, reservedCounts, stockPage } from '../store/stock.js';
+import { articlesInCartOf, reservedCounts } from '../store/reservations.js';
+import { stockPage } from '../store/stock.js';
 import { findUserById } from '../store/users.js';
 import type { DomainContext } from './context.js';
 import { type AfterCommit, EVENTS } from './events.js';
@@ -222,7 +223,7 @@ async function* exportDocument(db: Executor, e: Export, counted: () => void): As
       if (page.length === 0) break;
       const ids = page.map((a) => a.idArticle);
       const reserved = offers ? new Map<number, number>() : await reservedCounts(db, ids);
-      const mine = offers ? await inBuyersCart(db, e.idUser, ids) : new Set<number>();
+      const mine = offers ? await articlesInCartOf(db, e.idUser, ids) : new Set<number>();
       const parts = page.map((view) => {
         counted();
         const article = offers

@@ -1,11 +1,13 @@
 import { badRequest, notFound } from '../errors.js';
 import { type ArticleView, loadArticleViews } from '../store/articles.js';
+import { findProduct } from '../store/catalog.js';
 import type { Executor } from '../store/db.js';
-import { articlesInCart, type OfferWhere, offerIds } from '../store/offers.js';
+import { type OfferWhere, offerIds } from '../store/offers.js';
+import { articlesInCartOf } from '../store/reservations.js';
 import type { User } from '../store/schema.js';
-import { findUserByIdOrName } from '../store/users.js';
+import { findUserByIdOrName, usersByIds } from '../store/users.js';
 import { type ArticleFlag, CONDITIONS, gameRules, isCondition, isLanguage } from './catalog.js';
-import type { DomainContext } from './context.js';
+import type { DomainContext, Window } from './context.js';
 import { parseSellerCountry } from './countries.js';
 import { foldName } from './search-text.js';
 
@@ -48,11 +50,6 @@ export interface OfferPage {
   sellers: Map<number, User>;
   /** Articles of which the viewer holds copies in their cart. */
   inCart: Set<number>;
-}
-
-export interface Window {
-  offset: number;
-  limit: number;
 }
 
 const USER_TYPES = {
@@ -122,11 +119,7 @@ export async function productOffers(
   idViewer: number | null,
 ): Promise<OfferPage> {
   const db = ctx.database.db;
-  const product = await db
-    .selectFrom('products')
-    .select(['idGame', 'isSingle'])
-    .where('idProduct', '=', idProduct)
-    .executeTakeFirst();
+  const product = await findProduct(db, idProduct);
   if (!product) throw notFound(`There is no product ${idProduct}.`);
   const where = { ...commonWhere(input, product.idGame, product.isSingle === 1), idProduct };
   return offerPage(db, await offerIds(db, where, 'price', OFFER_CAP + 1), window, idViewer);
@@ -171,13 +164,10 @@ async function offerPage(
   const views = await loadArticleViews(db, pageIds);
   const byId = new Map(views.map((v) => [v.idArticle, v]));
   const articles = pageIds.map((id) => byId.get(id)).filter((v): v is ArticleView => v !== undefined);
-  const sellerIds = [...new Set(articles.map((a) => a.idUser))];
-  const sellers = new Map<number, User>();
-  if (sellerIds.length > 0) {
-    for (const u of await db.selectFrom('users').selectAll().where('idUser', 'in', sellerIds).execute()) {
-      sellers.set(u.idUser, u);
-    }
-  }
-  const inCart = idViewer === null ? new Set<number>() : await articlesInCart(db, idViewer, pageIds);
+  const sellers = await usersByIds(
+    db,
+    articles.map((a) => a.idUser),
+  );
+  const inCart = idViewer === null ? new Set<number>() : await articlesInCartOf(db, idViewer, pageIds);
   return { total, capped, articles, sellers, inCart };
 }

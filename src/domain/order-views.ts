@@ -11,9 +11,9 @@ import {
   orderCount,
   orderLineViews,
   pageOfOrders,
-  usersByIds,
 } from '../store/orders.js';
 import type { Order, OrderEvaluation, OrderState, User } from '../store/schema.js';
+import { usersByIds } from '../store/users.js';
 import type { DomainContext } from './context.js';
 
 /** Everything the Order entity shows (reference §2.11). */

@@ -1,5 +1,5 @@
 import { type ApiError, badRequest, notFound, preconditionFailed } from '../errors.js';
-import { formatTimestamp } from '../mappers/values.js';
+import { formatCents, formatTimestamp } from '../mappers/values.js';
 import { type Charge, chargeBalances, refundBalances } from '../store/balances.js';
 import type { Executor } from '../store/db.js';
 import { appendEvent } from '../store/events.js';
@@ -20,6 +20,7 @@ import type { DomainContext } from './context.js';
 import { EVENTS } from './events.js';
 import { loadOrderView, type OrderView, partyOrder } from './order-views.js';
 import { recordShipment } from './seller-stats.js';
+import { attributesOf } from './stock-rules.js';
 import type { TradingContext } from './trading.js';
 
 /**
@@ -90,17 +91,7 @@ async function relist(tx: Executor, order: Order, now: number): Promise<void> {
       .values({
         idArticle: line.idArticle,
         idUser: order.idSeller,
-        idProduct: line.idProduct,
-        idLanguage: line.idLanguage,
-        comments: line.comments,
-        price: line.price,
-        condition: line.condition,
-        isFoil: line.isFoil,
-        isSigned: line.isSigned,
-        isAltered: line.isAltered,
-        isPlayset: line.isPlayset,
-        isFirstEd: line.isFirstEd,
-        isReverseHolo: line.isReverseHolo,
+        ...attributesOf(line),
         count: line.count,
         createdAt: now,
         lastEdited: now,
@@ -310,7 +301,7 @@ export async function payOrderInTx(tx: Executor, order: Order, now: number): Pro
   const charge = await chargeBalances(tx, order.idBuyer, order.totalValue);
   if (!charge) {
     throw preconditionFailed(
-      `The buyer's balance is less than the order's total of ${(order.totalValue / 100).toFixed(2)}; top it up first.`,
+      `The buyer's balance is less than the order's total of ${formatCents(order.totalValue)}; top it up first.`,
     );
   }
   await transition(tx, order, 'paid', now, {

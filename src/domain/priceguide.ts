@@ -33,7 +33,7 @@ const average = ([sum, copies]: [number, number]): number | null =>
   copies > 0 ? Math.round(sum / copies) : null;
 
 /** The effective guide of one product, or null when nothing at all is known about it. */
-export function effectiveGuide(
+function effectiveGuide(
   offer: OfferFigures | undefined,
   sales: SaleFigures | undefined,
   imported: ImportedPriceGuidesTable | undefined,

@@ -15,7 +15,7 @@ import type { ExpansionsTable, GamesTable } from '../store/schema.js';
 import { searchProducts } from '../store/search.js';
 import { findUserById } from '../store/users.js';
 import { DISPLAY_LANGUAGES } from './catalog.js';
-import type { DomainContext } from './context.js';
+import type { DomainContext, Window } from './context.js';
 import { MIN_SEARCH_LENGTH } from './search-text.js';
 
 /** The catalog as the public marketplace reads it: games, expansions, products, metaproducts. */
@@ -78,11 +78,6 @@ export interface FindInput {
   idGame: number | undefined;
   /** The language the search string is written in (default English). */
   idLanguage: number | undefined;
-}
-
-export interface Window {
-  offset: number;
-  limit: number;
 }
 
 function searchQuery(input: FindInput) {

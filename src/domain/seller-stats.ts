@@ -35,7 +35,7 @@ export async function recordShipment(tx: Executor, order: Order, now: number): P
 }
 
 /** Reputation from the mean overall grade: 1 outstanding … 5 bad (0: not enough evaluations). */
-export function reputationOf(rated: number, gradeTotal: number): number {
+function reputationOf(rated: number, gradeTotal: number): number {
   if (rated < MIN_RATED) return 0;
   const mean = gradeTotal / rated;
   if (mean <= 1.25) return 1;

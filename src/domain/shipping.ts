@@ -56,7 +56,7 @@ export interface PricedMethod {
   price: number;
 }
 
-export function priceIn(method: ShippingMethod, zone: ShippingZone): number {
+function priceIn(method: ShippingMethod, zone: ShippingZone): number {
   return zone === 'domestic'
     ? method.priceDomestic
     : zone === 'europe'
@@ -64,7 +64,7 @@ export function priceIn(method: ShippingMethod, zone: ShippingZone): number {
       : method.priceWorld;
 }
 
-export function carries(method: ShippingMethod, articleCount: number, articleValue: number): boolean {
+function carries(method: ShippingMethod, articleCount: number, articleValue: number): boolean {
   return (
     (method.maxArticles === null || articleCount <= method.maxArticles) &&
     (method.maxArticleValue === null || articleValue <= method.maxArticleValue)

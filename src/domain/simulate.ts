@@ -61,7 +61,7 @@ export async function simulatePurchase(
     // A fresh cart: whatever an earlier run left there goes back to the marketplace first.
     for (const r of await buyerReservations(tx, buyer.idUser)) await releaseReservation(tx, r, now);
 
-    // The seller's available copies in id order, up to the number asked for.
+    // Oldest articles first: the same stock always makes the same purchase.
     const stock = await tx
       .selectFrom('articles')
       .select(['idArticle', 'count'])

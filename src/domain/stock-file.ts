@@ -36,7 +36,7 @@ const GAME_COLUMNS: Array<[ArticleFlag, string]> = [
   ['isReverseHolo', 'Reverse Holo?'],
 ];
 
-export function stockCsvColumns(idGame: number): string[] {
+function stockCsvColumns(idGame: number): string[] {
   const flags = gameRules(idGame).flags;
   return [...BASE_COLUMNS, ...GAME_COLUMNS.filter(([flag]) => flags.includes(flag)).map(([, name]) => name)];
 }

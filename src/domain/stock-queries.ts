@@ -1,17 +1,11 @@
 import { badRequest, notFound } from '../errors.js';
 import { loadArticleViews } from '../store/articles.js';
 import { findProduct } from '../store/catalog.js';
-import {
-  countReservedStock,
-  countStock,
-  findStockArticle,
-  reservedCounts,
-  reservedStockPage,
-  type StockFilter,
-  stockPage,
-} from '../store/stock.js';
+import { countReservedStock, reservedCounts, reservedStockPage } from '../store/reservations.js';
+import { countStock, findStockArticle, type StockFilter, stockPage } from '../store/stock.js';
 import type { DomainContext } from './context.js';
 import type { StockArticle } from './stock.js';
+import { notInStock } from './stock-rules.js';
 
 /** Reading a seller's own stock: listings (paginated), one article, search, carts. */
 
@@ -45,7 +39,7 @@ export async function listStock(
 /** One of the caller's articles; anyone else's id is "invalid" (400), as on the real API. */
 export async function getStockArticle(ctx: DomainContext, idUser: number, idArticle: number) {
   const view = await findStockArticle(ctx.database.db, idUser, idArticle);
-  if (!view) throw badRequest(`Article ${idArticle} is not in your stock.`, { field: 'idArticle' });
+  if (!view) throw notInStock(idArticle);
   const [article] = await withReserved(ctx, [view]);
   return article!;
 }

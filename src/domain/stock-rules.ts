@@ -1,5 +1,6 @@
 import { ApiError, badRequest } from '../errors.js';
 import type { Article } from '../store/schema.js';
+import type { ArticleAttributeRow } from '../store/stock.js';
 import { ARTICLE_FLAGS, type ArticleFlag, gameRules } from './catalog.js';
 
 /**
@@ -51,20 +52,7 @@ export interface ArticleCountInput {
 export type BulkItem<T> = { tried: unknown; input: T } | { tried: unknown; error: string };
 
 /** The attributes that make an offer; two articles of one seller equal in all of them are one. */
-export type ArticleAttributes = Pick<
-  Article,
-  | 'idProduct'
-  | 'idLanguage'
-  | 'comments'
-  | 'price'
-  | 'condition'
-  | 'isFoil'
-  | 'isSigned'
-  | 'isAltered'
-  | 'isPlayset'
-  | 'isFirstEd'
-  | 'isReverseHolo'
->;
+export type ArticleAttributes = Pick<Article, 'idProduct'> & ArticleAttributeRow;
 
 export interface ProductRules {
   idGame: number;
@@ -162,7 +150,8 @@ export function changedAttributes(
   };
 }
 
-export function attributesOf(a: Article): ArticleAttributes {
+/** The attributes alone, of an article or of an order line (which keeps them as sold). */
+export function attributesOf(a: ArticleAttributes): ArticleAttributes {
   return {
     idProduct: a.idProduct,
     idLanguage: a.idLanguage,
@@ -191,7 +180,8 @@ export function checkBulkSize(n: number): void {
   }
 }
 
-const copies = (n: number) => `${n} ${n === 1 ? 'copy' : 'copies'}`;
+/** "1 copy", "3 copies": the messages about an article's copies. */
+export const copies = (n: number) => `${n} ${n === 1 ? 'copy' : 'copies'}`;
 
 /** Why `wanted` copies of an article cannot be taken: says how many sit in shopping carts. */
 export function notEnoughCopies(

@@ -1,16 +1,14 @@
 import { ApiError } from '../errors.js';
-import { type ArticleView, loadArticleViews } from '../store/articles.js';
+import { type ArticleView, insertArticle, insertArticles, loadArticleViews } from '../store/articles.js';
 import type { Tx } from '../store/db.js';
 import { appendEvents } from '../store/events.js';
 import type { Article } from '../store/schema.js';
+import { reservedCounts } from '../store/reservations.js';
 import {
   addCopies,
-  deleteIfEmpty,
-  insertStockArticle,
-  insertStockArticles,
+  deleteSoldOutArticles,
   lockSellerStock,
   productRules,
-  reservedCounts,
   stockArticlesByIds,
   stockRowsByIds,
   stockRowsWithPrices,
@@ -52,7 +50,10 @@ export interface StockArticle {
   reserved: number;
 }
 
-export type BulkResult = { tried: unknown; article: StockArticle } | { tried: unknown; error: string };
+/** An article of the request that was not written, and why. */
+type Failure = { tried: unknown; error: string };
+
+export type BulkResult = { tried: unknown; article: StockArticle } | Failure;
 
 interface Entry {
   row: Article;
@@ -76,8 +77,11 @@ class WorkingSet {
     this.byKey.set(identityKey(row), row.idArticle);
     return entry;
   }
-  get(idArticle: number): Entry | undefined {
-    return this.byId.get(idArticle);
+  /** An article the request names; an id that is not the seller's is not in the stock. */
+  named(idArticle: number): Entry {
+    const entry = this.byId.get(idArticle);
+    if (!entry) throw notInStock(idArticle);
+    return entry;
   }
   /** An article of the seller equal in every attribute, other than `except`. */
   findEqual(attrs: ArticleAttributes, except?: number): Entry | undefined {
@@ -96,6 +100,13 @@ class WorkingSet {
   private unkey(entry: Entry): void {
     const key = identityKey(entry.row);
     if (this.byKey.get(key) === entry.row.idArticle) this.byKey.delete(key);
+  }
+  /** Deletes an article left with no copies, none in a cart either; true when it did. */
+  async deleteIfSoldOut(tx: Tx, entry: Entry): Promise<boolean> {
+    if (entry.row.count !== 0 || entry.reserved !== 0) return false;
+    if ((await deleteSoldOutArticles(tx, [entry.row.idArticle])) !== 1) return false;
+    this.remove(entry);
+    return true;
   }
   /** Re-reads an entry after a conditional update lost a race with a buyer's cart. */
   async refresh(tx: Tx, idUser: number, entry: Entry): Promise<Entry | undefined> {
@@ -119,7 +130,7 @@ async function loadWorkingSet(tx: Tx, named: Article[], others: Article[] = []):
   return set;
 }
 
-type Outcome = { tried: unknown; idArticle: number; gone?: ArticleView } | { tried: unknown; error: string };
+type Outcome = { tried: unknown; idArticle: number; gone?: ArticleView } | Failure;
 
 /** The answers' articles as they are once everything is written. */
 async function finish(tx: Tx, outcomes: Outcome[]): Promise<BulkResult[]> {
@@ -145,6 +156,43 @@ async function announce(tx: Tx, idArticles: Iterable<number>, now: number): Prom
   await appendEvents(tx, events, now);
 }
 
+/** One stock write: the request's size checked, then one transaction holding the seller's lock. */
+async function stockWrite<T>(
+  ctx: DomainContext,
+  idUser: number,
+  items: unknown[],
+  write: (tx: Tx, now: number) => Promise<T>,
+): Promise<T> {
+  checkBulkSize(items.length);
+  return ctx.database.transaction(async (tx) => {
+    await lockSellerStock(tx, idUser);
+    return write(tx, ctx.clock.now());
+  });
+}
+
+/**
+ * Applies `apply` to the request's articles one after the other. An article that could not be
+ * read, or that `apply` refuses with an API error, is answered as a failure; the others go on.
+ */
+async function eachItem<I, O>(
+  items: BulkItem<I>[],
+  apply: (input: I, tried: unknown) => Promise<O>,
+): Promise<Array<O | Failure>> {
+  const out: Array<O | Failure> = [];
+  for (const item of items) {
+    if ('error' in item) {
+      out.push(item);
+      continue;
+    }
+    try {
+      out.push(await apply(item.input, item.tried));
+    } catch (err) {
+      out.push({ tried: item.tried, error: failureMessage(err) });
+    }
+  }
+  return out;
+}
+
 /**
  * POST /stock: new articles; one equal in every attribute to an existing one (or to one earlier in
  * the same request) adds to its count. The plan is made in memory, then written in a few
@@ -155,10 +203,7 @@ export async function addArticles(
   idUser: number,
   items: BulkItem<NewArticleInput>[],
 ): Promise<BulkResult[]> {
-  checkBulkSize(items.length);
-  return ctx.database.transaction(async (tx) => {
-    await lockSellerStock(tx, idUser);
-    const now = ctx.clock.now();
+  return stockWrite(ctx, idUser, items, async (tx, now) => {
     const idProducts = [...new Set(items.flatMap((i) => ('input' in i ? [i.input.idProduct] : [])))];
     const products = await productRules(tx, idProducts);
     const candidates = items.flatMap((i): Array<[number, number]> =>
@@ -167,42 +212,29 @@ export async function addArticles(
     const set = await loadWorkingSet(tx, [], await stockRowsWithPrices(tx, idUser, candidates));
     const increases = new Map<number, number>();
     const fresh = new Map<string, { attrs: ArticleAttributes; count: number }>();
-    const planned: Array<
-      { tried: unknown; existing?: number; key?: string } | { tried: unknown; error: string }
-    > = [];
-    for (const item of items) {
-      if ('error' in item) {
-        planned.push(item);
-        continue;
+    const planned = await eachItem(items, async (input, tried) => {
+      const product = products.get(input.idProduct);
+      if (!product) throw badRequestField(`Product ${input.idProduct} does not exist.`, 'idProduct');
+      const attrs = newArticleAttributes(input, product);
+      const equal = set.findEqual(attrs);
+      if (equal) {
+        if (equal.row.count + input.count > MAX_COPIES) throw tooManyCopies(equal.row.idArticle);
+        equal.row.count += input.count;
+        increases.set(equal.row.idArticle, (increases.get(equal.row.idArticle) ?? 0) + input.count);
+        return { tried, existing: equal.row.idArticle };
       }
-      const { input, tried } = item;
-      try {
-        const product = products.get(input.idProduct);
-        if (!product) throw badRequestField(`Product ${input.idProduct} does not exist.`, 'idProduct');
-        const attrs = newArticleAttributes(input, product);
-        const equal = set.findEqual(attrs);
-        if (equal) {
-          if (equal.row.count + input.count > MAX_COPIES) throw tooManyCopies(equal.row.idArticle);
-          equal.row.count += input.count;
-          increases.set(equal.row.idArticle, (increases.get(equal.row.idArticle) ?? 0) + input.count);
-          planned.push({ tried, existing: equal.row.idArticle });
-          continue;
-        }
-        const key = identityKey(attrs);
-        const twin = fresh.get(key);
-        if (twin) {
-          if (twin.count + input.count > MAX_COPIES) throw tooManyCopies(0);
-          twin.count += input.count;
-        } else {
-          fresh.set(key, { attrs, count: input.count });
-        }
-        planned.push({ tried, key });
-      } catch (err) {
-        planned.push({ tried, error: failureMessage(err) });
+      const key = identityKey(attrs);
+      const twin = fresh.get(key);
+      if (twin) {
+        if (twin.count + input.count > MAX_COPIES) throw tooManyCopies(0);
+        twin.count += input.count;
+      } else {
+        fresh.set(key, { attrs, count: input.count });
       }
-    }
+      return { tried, key };
+    });
     for (const [idArticle, n] of increases) await addCopies(tx, idArticle, n, now);
-    const rows = await insertStockArticles(
+    const rows = await insertArticles(
       tx,
       [...fresh.values()].map(({ attrs, count }) => ({
         ...attrs,
@@ -233,12 +265,8 @@ export async function updateArticles(
   idUser: number,
   items: BulkItem<ArticleChangeInput>[],
 ): Promise<BulkResult[]> {
-  checkBulkSize(items.length);
-  return ctx.database.transaction(async (tx) => {
-    await lockSellerStock(tx, idUser);
-    const now = ctx.clock.now();
-    const ids = [...new Set(items.flatMap((i) => ('input' in i ? [i.input.idArticle] : [])))];
-    const named = await stockRowsByIds(tx, idUser, ids);
+  return stockWrite(ctx, idUser, items, async (tx, now) => {
+    const named = await stockRowsByIds(tx, idUser, namedIds(items));
     const products = await productRules(tx, [...new Set(named.map((r) => r.idProduct))]);
     // Every price an article named here can reach is its own or one sent for it: the equal
     // articles it may merge into are among the seller's articles of that product at those prices.
@@ -253,20 +281,10 @@ export async function updateArticles(
     });
     const set = await loadWorkingSet(tx, named, await stockRowsWithPrices(tx, idUser, candidates));
     const listed: number[] = [];
-    const outcomes: Outcome[] = [];
-    for (const item of items) {
-      if ('error' in item) {
-        outcomes.push(item);
-        continue;
-      }
-      const { input, tried } = item;
-      try {
-        const idArticle = await updateOne(tx, set, products, idUser, input, now, listed);
-        outcomes.push({ tried, idArticle });
-      } catch (err) {
-        outcomes.push({ tried, error: failureMessage(err) });
-      }
-    }
+    const outcomes = await eachItem(items, async (input, tried) => ({
+      tried,
+      idArticle: await updateOne(tx, set, products, idUser, input, now, listed),
+    }));
     await announce(tx, listed, now);
     return finish(tx, outcomes);
   });
@@ -281,8 +299,7 @@ async function updateOne(
   now: number,
   listed: number[],
 ): Promise<number> {
-  const entry = set.get(input.idArticle);
-  if (!entry) throw notInStock(input.idArticle);
+  const entry = set.named(input.idArticle);
   const { row } = entry;
   const available = row.count;
   if (input.count > available) {
@@ -317,7 +334,7 @@ async function updateOne(
     await addCopies(tx, target, input.count, now);
     equal.row.count += input.count;
   } else {
-    const created = await insertStockArticle(tx, {
+    const created = await insertArticle(tx, {
       ...after,
       idUser,
       count: input.count,
@@ -327,9 +344,7 @@ async function updateOne(
     target = created.idArticle;
     set.add(created, 0);
   }
-  if (row.count === 0 && entry.reserved === 0 && (await deleteIfEmpty(tx, row.idArticle))) {
-    set.remove(entry);
-  }
+  await set.deleteIfSoldOut(tx, entry);
   listed.push(target);
   return target;
 }
@@ -339,27 +354,13 @@ export async function deleteArticles(
   ctx: DomainContext,
   idUser: number,
   items: BulkItem<ArticleCountInput>[],
-): Promise<Array<{ tried: unknown; idArticle: number; count: number } | { tried: unknown; error: string }>> {
-  checkBulkSize(items.length);
-  return ctx.database.transaction(async (tx) => {
-    await lockSellerStock(tx, idUser);
-    const now = ctx.clock.now();
+): Promise<Array<{ tried: unknown; idArticle: number; count: number } | Failure>> {
+  return stockWrite(ctx, idUser, items, async (tx, now) => {
     const set = await loadWorkingSet(tx, await stockRowsByIds(tx, idUser, namedIds(items)));
-    const out = [];
-    for (const item of items) {
-      if ('error' in item) {
-        out.push(item);
-        continue;
-      }
-      const { input, tried } = item;
-      try {
-        await removeCopies(tx, set, idUser, input, now, 'deleted');
-        out.push({ tried, idArticle: input.idArticle, count: input.count });
-      } catch (err) {
-        out.push({ tried, error: failureMessage(err) });
-      }
-    }
-    return out;
+    return eachItem(items, async (input, tried) => {
+      await removeCopies(tx, set, idUser, input, now, 'deleted');
+      return { tried, idArticle: input.idArticle, count: input.count };
+    });
   });
 }
 
@@ -369,28 +370,15 @@ export async function decreaseArticles(
   idUser: number,
   items: BulkItem<ArticleCountInput>[],
 ): Promise<BulkResult[]> {
-  checkBulkSize(items.length);
-  return ctx.database.transaction(async (tx) => {
-    await lockSellerStock(tx, idUser);
-    const now = ctx.clock.now();
+  return stockWrite(ctx, idUser, items, async (tx, now) => {
     // Full views up front: an article decreased to nothing is answered as it was, with count 0.
     const views = await stockArticlesByIds(tx, idUser, namedIds(items));
     const lastSeen = new Map(views.map((v) => [v.idArticle, v]));
     const set = await loadWorkingSet(tx, views);
-    const outcomes: Outcome[] = [];
-    for (const item of items) {
-      if ('error' in item) {
-        outcomes.push(item);
-        continue;
-      }
-      const { input, tried } = item;
-      try {
-        const gone = await removeCopies(tx, set, idUser, input, now, 'decreased');
-        outcomes.push({ tried, idArticle: input.idArticle, gone: gone ? lastSeen.get(gone) : undefined });
-      } catch (err) {
-        outcomes.push({ tried, error: failureMessage(err) });
-      }
-    }
+    const outcomes = await eachItem(items, async (input, tried) => {
+      const gone = await removeCopies(tx, set, idUser, input, now, 'decreased');
+      return { tried, idArticle: input.idArticle, gone: gone ? lastSeen.get(gone) : undefined };
+    });
     return finish(tx, outcomes);
   });
 }
@@ -401,41 +389,27 @@ export async function increaseArticles(
   idUser: number,
   items: BulkItem<ArticleCountInput>[],
 ): Promise<BulkResult[]> {
-  checkBulkSize(items.length);
-  return ctx.database.transaction(async (tx) => {
-    await lockSellerStock(tx, idUser);
-    const now = ctx.clock.now();
+  return stockWrite(ctx, idUser, items, async (tx, now) => {
     const set = await loadWorkingSet(tx, await stockRowsByIds(tx, idUser, namedIds(items)));
     const listed: number[] = [];
-    const outcomes: Outcome[] = [];
-    for (const item of items) {
-      if ('error' in item) {
-        outcomes.push(item);
-        continue;
+    const outcomes = await eachItem(items, async (input, tried) => {
+      const entry = set.named(input.idArticle);
+      if (
+        entry.row.count + input.count > MAX_COPIES ||
+        !(await addCopies(tx, input.idArticle, input.count, now, MAX_COPIES))
+      ) {
+        throw tooManyCopies(input.idArticle);
       }
-      const { input, tried } = item;
-      try {
-        const entry = set.get(input.idArticle);
-        if (!entry) throw notInStock(input.idArticle);
-        if (
-          entry.row.count + input.count > MAX_COPIES ||
-          !(await addCopies(tx, input.idArticle, input.count, now, MAX_COPIES))
-        ) {
-          throw tooManyCopies(input.idArticle);
-        }
-        entry.row.count += input.count;
-        listed.push(input.idArticle);
-        outcomes.push({ tried, idArticle: input.idArticle });
-      } catch (err) {
-        outcomes.push({ tried, error: failureMessage(err) });
-      }
-    }
+      entry.row.count += input.count;
+      listed.push(input.idArticle);
+      return { tried, idArticle: input.idArticle };
+    });
     await announce(tx, listed, now);
     return finish(tx, outcomes);
   });
 }
 
-function namedIds(items: BulkItem<ArticleCountInput>[]): number[] {
+function namedIds(items: BulkItem<{ idArticle: number }>[]): number[] {
   return [...new Set(items.flatMap((i) => ('input' in i ? [i.input.idArticle] : [])))];
 }
 
@@ -448,8 +422,7 @@ async function removeCopies(
   now: number,
   verb: string,
 ): Promise<number | undefined> {
-  const entry = set.get(input.idArticle);
-  if (!entry) throw notInStock(input.idArticle);
+  const entry = set.named(input.idArticle);
   const { row } = entry;
   if (input.count > row.count) {
     throw notEnoughCopies(row.idArticle, input.count, row.count, entry.reserved, verb);
@@ -460,11 +433,7 @@ async function removeCopies(
   }
   row.count -= input.count;
   row.lastEdited = now;
-  if (row.count === 0 && entry.reserved === 0 && (await deleteIfEmpty(tx, row.idArticle))) {
-    set.remove(entry);
-    return row.idArticle;
-  }
-  return undefined;
+  return (await set.deleteIfSoldOut(tx, entry)) ? row.idArticle : undefined;
 }
 
 function tooManyCopies(idArticle: number) {

@@ -4,6 +4,7 @@ import type { Message } from '../store/schema.js';
 import { findSystemAccount, insertSystemAccount, isSystemAccount } from '../store/system-accounts.js';
 import { insertUser } from '../store/users.js';
 import { newHexId } from './hex-id.js';
+import { NEW_ACCOUNT } from './users.js';
 
 /**
  * The marketplace's own voice: messages it sends on its own (a wants-list alert today; order and
@@ -23,43 +24,25 @@ export async function systemAccountId(db: Executor, now: number): Promise<number
   const existing = await findSystemAccount(db, SYSTEM_ROLE);
   if (existing !== undefined) return existing;
   const user = await insertUser(db, {
+    ...NEW_ACCOUNT,
     username: SYSTEM_USERNAME,
-    passwordHash: null,
     country: 'D',
     isCommercial: 0,
     maySell: 0,
     sellerActivation: 0,
-    riskGroup: 0,
-    lossPercentage: '0 - 2%',
-    reputation: 0,
-    shipsFast: 0,
-    onVacation: 0,
-    idDisplayLanguage: 1,
     firstName: 'Cardbazaar',
     lastName: 'System',
     company: null,
     addressName: '',
-    addressExtra: null,
     street: '',
     zip: '',
     city: '',
     email: '',
     phoneNumber: '',
-    vat: null,
     legalInformation: 'Messages sent by the marketplace itself. Replies are not read.',
     registerDate: now,
-    isActivated: 1,
     moneyBalance: 0,
-    bonusBalance: 0,
-    providerRechargeAmount: 0,
     accountOwner: '',
-    iban: '',
-    bic: '',
-    bankName: '',
-    sellCount: 0,
-    soldItems: 0,
-    avgShippingTime: 0,
-    unsentShipments: 0,
   });
   await insertSystemAccount(db, SYSTEM_ROLE, user.idUser);
   return user.idUser;

@@ -1,5 +1,5 @@
 import { badRequest } from '../errors.js';
-import type { User } from '../store/schema.js';
+import type { NewUser, User } from '../store/schema.js';
 import { addMoneyBalance, findUserByUsername, insertUser } from '../store/users.js';
 import { ACCOUNT_TYPES, type AccountType } from './catalog.js';
 import type { DomainContext } from './context.js';
@@ -19,6 +19,29 @@ export interface NewUserInput {
   email?: string;
   phoneNumber?: string;
 }
+
+/** What every account starts with: no history, no bonus or bank details, not on vacation. */
+export const NEW_ACCOUNT = {
+  passwordHash: null,
+  riskGroup: 0,
+  lossPercentage: '0 - 2%',
+  reputation: 0,
+  shipsFast: 0,
+  onVacation: 0,
+  idDisplayLanguage: 1,
+  addressExtra: null,
+  vat: null,
+  isActivated: 1,
+  bonusBalance: 0,
+  providerRechargeAmount: 0,
+  iban: '',
+  bic: '',
+  bankName: '',
+  sellCount: 0,
+  soldItems: 0,
+  avgShippingTime: 0,
+  unsentShipments: 0,
+} as const satisfies Partial<NewUser>;
 
 export function parseAccountType(text: string): AccountType {
   const t = text.toLowerCase();
@@ -49,43 +72,25 @@ export async function createUser(ctx: DomainContext, input: NewUserInput): Promi
     if (await findUserByUsername(tx, username)) throw badRequest(`The username "${username}" is taken.`);
     const name = [input.firstName, input.lastName].filter(Boolean).join(' ') || username;
     return insertUser(tx, {
+      ...NEW_ACCOUNT,
       username,
-      passwordHash: null,
       country,
       isCommercial: ACCOUNT_TYPES[input.accountType],
       maySell: 1,
       sellerActivation: 3,
-      riskGroup: 0,
-      lossPercentage: '0 - 2%',
-      reputation: 0,
-      shipsFast: 0,
-      onVacation: 0,
-      idDisplayLanguage: 1,
       firstName: input.firstName ?? username,
       lastName: input.lastName ?? '',
       company: input.company ?? null,
       addressName: name,
-      addressExtra: null,
       street: input.street ?? '',
       zip: input.zip ?? '',
       city: input.city ?? '',
       email: input.email ?? `${username.toLowerCase()}@example.invalid`,
       phoneNumber: input.phoneNumber ?? '',
-      vat: null,
       legalInformation: '',
       registerDate: ctx.clock.now(),
-      isActivated: 1,
       moneyBalance: balance,
-      bonusBalance: 0,
-      providerRechargeAmount: 0,
       accountOwner: name,
-      iban: '',
-      bic: '',
-      bankName: '',
-      sellCount: 0,
-      soldItems: 0,
-      avgShippingTime: 0,
-      unsentShipments: 0,
     });
   });
 }

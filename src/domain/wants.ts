@@ -112,18 +112,18 @@ export function wantLanguages(want: Pick<Want, 'idLanguages'>): number[] {
 }
 
 /** The conditions a want accepts for single cards, best first; null when any is fine. */
-export function acceptedConditions(minCondition: string): string[] | null {
+function acceptedConditions(minCondition: string): string[] | null {
   const rank = conditionRank(minCondition);
   return rank < 0 || rank === CONDITIONS.length - 1 ? null : CONDITIONS.slice(0, rank + 1);
 }
 
-export function wantFlags(want: Pick<Want, WantFlag>): Partial<Record<WantFlag, boolean>> {
+function wantFlags(want: Pick<Want, WantFlag>): Partial<Record<WantFlag, boolean>> {
   const flags: Partial<Record<WantFlag, boolean>> = {};
   for (const flag of WANT_FLAGS) if (want[flag] !== null) flags[flag] = want[flag] === 1;
   return flags;
 }
 
-export function offerFilter(want: Want, owner: number): OfferFilter {
+function offerFilter(want: Want, owner: number): OfferFilter {
   return {
     languages: wantLanguages(want),
     conditions: acceptedConditions(want.minCondition),
@@ -132,7 +132,7 @@ export function offerFilter(want: Want, owner: number): OfferFilter {
   };
 }
 
-export function wantTarget(want: Pick<Want, 'idProduct' | 'idMetaproduct'>, idGame: number): WantTarget {
+function wantTarget(want: Pick<Want, 'idProduct' | 'idMetaproduct'>, idGame: number): WantTarget {
   return want.idProduct !== null
     ? { idProduct: want.idProduct }
     : { idMetaproduct: want.idMetaproduct!, idGame };
@@ -161,6 +161,13 @@ export function offerMatchesWant(
 
 // ---------------------------------------------------------------------------------------------
 // Reading
+
+/** A user's lists have names of their own (`except`: the list being renamed). */
+async function requireFreeName(db: Executor, idUser: number, name: string, except?: number): Promise<void> {
+  if (await wantslistNameTaken(db, idUser, name, except)) {
+    throw badRequest(`You have a wants list named "${name}" already.`, { field: 'name' });
+  }
+}
 
 async function ownedList(db: Executor, idUser: number, idWantslist: number): Promise<WantslistRow> {
   const list = await findWantslist(db, idWantslist);
@@ -259,9 +266,7 @@ export async function createWantslists(
         if (!game) throw badRequest(`There is no game ${idGameText}.`, { field: 'idGame' });
         if (count >= MAX_WANTSLISTS)
           throw badRequest(`You have the maximum of ${MAX_WANTSLISTS} wants lists.`);
-        if (await wantslistNameTaken(tx, idUser, name)) {
-          throw badRequest(`You have a wants list named "${name}" already.`, { field: 'name' });
-        }
+        await requireFreeName(tx, idUser, name);
         const id = await insertWantslist(tx, {
           idUser,
           idGame: game.idGame,
@@ -304,9 +309,7 @@ export async function updateWantslist(
     switch (change.action) {
       case 'editWantslist': {
         const name = checkName(change.name);
-        if (await wantslistNameTaken(tx, idUser, name, idWantslist)) {
-          throw badRequest(`You have a wants list named "${name}" already.`, { field: 'name' });
-        }
+        await requireFreeName(tx, idUser, name, idWantslist);
         await renameWantslist(tx, idWantslist, name);
         break;
       }

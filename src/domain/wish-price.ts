@@ -1,4 +1,5 @@
 import { badRequest } from '../errors.js';
+import { formatCents } from '../mappers/values.js';
 import { MAX_PRICE_CENTS, parsePriceCents } from './money.js';
 
 /**
@@ -89,7 +90,7 @@ export async function resolveWishPrice(
   }
   if (code.kind !== 'price' && cents <= 0) {
     return {
-      error: `the wish price code gives ${(cents / 100).toFixed(2)} from the current wish price ${(sources.current / 100).toFixed(2)}; a wish price must be greater than 0`,
+      error: `the wish price code gives ${formatCents(cents)} from the current wish price ${formatCents(sources.current)}; a wish price must be greater than 0`,
     };
   }
   if (cents > MAX_PRICE_CENTS) return { error: 'a wish price must be at most 1000000.00' };

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { parse } from 'csv-parse';
 import { ImportError } from './errors.js';
-import { CSV_COLUMNS } from './records.js';
+import { PRODUCT_LIST_HEADER } from '../domain/catalog-files.js';
 
 /**
  * Streams the rows of the legacy CSV product list (`idProduct,Name,Category ID,Category,Expansion
@@ -28,9 +28,9 @@ export async function readCsvRecords(
       if (header) {
         header = false;
         const got = record.map((f) => f.trim().toLowerCase());
-        if (got.join(',') !== CSV_COLUMNS.map((c) => c.toLowerCase()).join(',')) {
+        if (got.join(',') !== PRODUCT_LIST_HEADER.map((c) => c.toLowerCase()).join(',')) {
           throw new ImportError(
-            `line ${info.lines}: the header must be ${CSV_COLUMNS.join(',')} (got ${record.join(',')})`,
+            `line ${info.lines}: the header must be ${PRODUCT_LIST_HEADER.join(',')} (got ${record.join(',')})`,
           );
         }
         continue;

@@ -1,4 +1,6 @@
+import { PRODUCT_LIST_HEADER } from '../domain/catalog-files.js';
 import { berlinOffsetMinutes } from '../mappers/values.js';
+import type { ImportedPriceGuidesTable } from '../store/schema.js';
 
 /**
  * What one record of an import file must look like, and its typed form. Each check fails with a
@@ -17,21 +19,7 @@ export interface ProductRecord {
 }
 
 /** Price guide values in cents; null where the file gives none. */
-export interface PriceGuideRecord {
-  idProduct: number;
-  sell: number | null;
-  low: number | null;
-  trend: number | null;
-  avg1: number | null;
-  avg7: number | null;
-  avg30: number | null;
-  sellFoil: number | null;
-  lowFoil: number | null;
-  trendFoil: number | null;
-  foilAvg1: number | null;
-  foilAvg7: number | null;
-  foilAvg30: number | null;
-}
+export type PriceGuideRecord = Omit<ImportedPriceGuidesTable, 'importedAt'>;
 
 function id(value: unknown, field: string, nullable: true): number | null;
 function id(value: unknown, field: string, nullable?: false): number;
@@ -52,7 +40,7 @@ function name(value: unknown, field: string): string {
 }
 
 /** `2007-01-01 00:00:00` (or an ISO date), read in the marketplace's time zone. */
-export function parseDateAdded(value: unknown, field = 'dateAdded'): number | null {
+function parseDateAdded(value: unknown, field = 'dateAdded'): number | null {
   if (value === null || value === undefined || value === '') return null;
   const m =
     typeof value === 'string'
@@ -71,11 +59,16 @@ export function parseDateAdded(value: unknown, field = 'dateAdded'): number | nu
   return local - berlinOffsetMinutes(guess) * 60_000;
 }
 
-export function productRecord(value: unknown): ProductRecord {
+/** A record's fields; anything but a JSON object is refused, naming what the record should be. */
+function fieldsOf(value: unknown, what: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new RecordError('a product must be an object');
+    throw new RecordError(`${what} must be an object`);
   }
-  const v = value as Record<string, unknown>;
+  return value as Record<string, unknown>;
+}
+
+export function productRecord(value: unknown): ProductRecord {
+  const v = fieldsOf(value, 'a product');
   return {
     idProduct: id(v.idProduct, 'idProduct'),
     name: name(v.name, 'name'),
@@ -97,10 +90,7 @@ function cents(value: unknown, field: string): number | null {
 
 /** A record of `price_guide_{idGame}.json`: `avg` is the average sell price, `-foil` the foil ones. */
 export function priceGuideRecord(value: unknown): PriceGuideRecord {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new RecordError('a price guide must be an object');
-  }
-  const v = value as Record<string, unknown>;
+  const v = fieldsOf(value, 'a price guide');
   return {
     idProduct: id(v.idProduct, 'idProduct'),
     sell: cents(v.avg, 'avg'),
@@ -118,20 +108,9 @@ export function priceGuideRecord(value: unknown): PriceGuideRecord {
   };
 }
 
-/** The legacy CSV product list's columns, in order. */
-export const CSV_COLUMNS = [
-  'idProduct',
-  'Name',
-  'Category ID',
-  'Category',
-  'Expansion ID',
-  'Metacard ID',
-  'Date Added',
-];
-
 export function csvProductRecord(fields: string[]): ProductRecord {
-  if (fields.length !== CSV_COLUMNS.length) {
-    throw new RecordError(`expected ${CSV_COLUMNS.length} fields, got ${fields.length}`);
+  if (fields.length !== PRODUCT_LIST_HEADER.length) {
+    throw new RecordError(`expected ${PRODUCT_LIST_HEADER.length} fields, got ${fields.length}`);
   }
   const [idProduct, productName, idCategory, categoryName, idExpansion, idMetacard, dateAdded] = fields;
   return {

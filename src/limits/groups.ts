@@ -8,8 +8,8 @@
  * missing here fails `test/limits-groups.test.ts`, so a new route cannot ship without a group.
  */
 
-export const REQUEST_GROUP_NAMES = [
-  // The public marketplace (reference §1.3): capped at LIMITS_DAILY_MARKETPLACE a day.
+/** The public marketplace (reference §1.3): capped at LIMITS_DAILY_MARKETPLACE a day. */
+const MARKETPLACE_GROUP_NAMES = [
   'games',
   'expansions',
   'products',
@@ -20,6 +20,10 @@ export const REQUEST_GROUP_NAMES = [
   'userArticles',
   'productlist',
   'priceguide',
+] as const;
+
+export const REQUEST_GROUP_NAMES = [
+  ...MARKETPLACE_GROUP_NAMES,
   // A user's own things.
   'account',
   'messages',
@@ -35,18 +39,7 @@ export const REQUEST_GROUP_NAMES = [
 export type RequestGroup = (typeof REQUEST_GROUP_NAMES)[number];
 
 /** The groups whose requests count against the daily marketplace cap. */
-export const MARKETPLACE_GROUPS: ReadonlySet<RequestGroup> = new Set<RequestGroup>([
-  'games',
-  'expansions',
-  'products',
-  'productSearch',
-  'metaproducts',
-  'articles',
-  'users',
-  'userArticles',
-  'productlist',
-  'priceguide',
-]);
+export const MARKETPLACE_GROUPS: ReadonlySet<RequestGroup> = new Set<RequestGroup>(MARKETPLACE_GROUP_NAMES);
 
 /** Every endpoint of the spec and the reference (§1.2–1.8), with its group. */
 export const ROUTE_GROUPS: Readonly<Record<string, RequestGroup>> = {

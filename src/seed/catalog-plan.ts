@@ -219,7 +219,7 @@ export interface CatalogPlan {
 }
 
 /** How many expansions a scale has: 36 at scale 1, at least 3. */
-export function expansionCount(scale: number): number {
+function expansionCount(scale: number): number {
   return Math.max(3, Math.round(EXPANSIONS_PER_ROUND * scale));
 }
 
@@ -349,7 +349,7 @@ const HERO_TITLE = HEROES.length * ADJ_NOUN;
  * "Hero, Adjective Noun"; within each pattern a fixed permutation (a step coprime with its size)
  * walks every composable name before any repeats (then a numeral tells them apart).
  */
-export function cardName(idGame: number, k: number): L5 {
+function cardName(idGame: number, k: number): L5 {
   const pattern = k % 4;
   const j = pattern < 2 ? Math.floor(k / 4) : Math.floor(k / 4) * 2 + (pattern - 2);
   const size = pattern === 0 ? ADJ_NOUN : pattern === 1 ? NOUN_PLACE : HERO_TITLE;
@@ -381,7 +381,7 @@ const EXPANSION_PREFIXES: readonly L5[] = [
   ['Secrets of', 'Secrets de', 'Geheimnisse von', 'Secretos de', 'Segreti di'],
 ];
 
-export function expansionName(o: number): L5 {
+function expansionName(o: number): L5 {
   const space = (EXPANSION_PREFIXES.length + 1) * PLACES.length;
   const idx = (o * 37) % space;
   const round = Math.floor(o / space);

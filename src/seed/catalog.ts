@@ -1,6 +1,7 @@
 import { gameRules } from '../domain/catalog.js';
 import type { Services } from '../services.js';
 import { insertMany } from '../store/bulk.js';
+import { IMPORTED_GUIDE_VALUES } from '../store/catalog-import.js';
 import type { Tx } from '../store/db.js';
 import { indexRows, insertIndexRows } from '../store/search.js';
 import {
@@ -140,22 +141,7 @@ async function insertExpansionPlans(tx: Tx, batch: ExpansionPlan[]): Promise<voi
   await insertMany(
     tx,
     'importedPriceGuides',
-    [
-      'idProduct',
-      'sell',
-      'low',
-      'trend',
-      'avg1',
-      'avg7',
-      'avg30',
-      'sellFoil',
-      'lowFoil',
-      'trendFoil',
-      'foilAvg1',
-      'foilAvg7',
-      'foilAvg30',
-      'importedAt',
-    ],
+    ['idProduct', ...IMPORTED_GUIDE_VALUES, 'importedAt'],
     all.flatMap((p) => {
       const row = importedGuide(p);
       return row ? [row] : [];

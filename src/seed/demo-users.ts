@@ -1,6 +1,8 @@
 import { createAccessToken, createApp } from '../auth/apps.js';
 import { createUser, type NewUserInput } from '../domain/users.js';
 import type { Services } from '../services.js';
+import { listAccessTokens, listAppsOfUser } from '../store/apps.js';
+import type { App, AppKind } from '../store/schema.js';
 import { findUserByUsername } from '../store/users.js';
 
 /**
@@ -58,13 +60,23 @@ export async function seedDemoUsers(services: Services): Promise<void> {
   const seller = await findUserByUsername(services.database.db, 'demo-seller');
   const buyer = await findUserByUsername(services.database.db, 'demo-buyer');
   if (seller && buyer) {
-    await createApp(services, { idUser: seller.idUser, kind: 'widget', name: 'demo widget' });
-    const third = await createApp(services, {
-      idUser: seller.idUser,
-      kind: 'thirdParty',
-      name: 'demo third-party app',
-      callbackUrl: 'http://127.0.0.1:9999/callback',
-    });
-    await createAccessToken(services, { idApp: third.app.idApp, idUser: buyer.idUser });
+    await demoApp(services, seller.idUser, 'widget', 'demo widget');
+    const third = await demoApp(services, seller.idUser, 'thirdParty', 'demo third-party app');
+    const tokens = await listAccessTokens(services.database.db, third.idApp);
+    if (!tokens.some((t) => t.idUser === buyer.idUser)) {
+      await createAccessToken(services, { idApp: third.idApp, idUser: buyer.idUser });
+    }
   }
+}
+
+/**
+ * The owner's demo app of this kind and name, created if there is none. One the operator revoked
+ * counts as there: what exists is kept, as everywhere in the demo data.
+ */
+async function demoApp(services: Services, idUser: number, kind: AppKind, name: string): Promise<App> {
+  const apps = await listAppsOfUser(services.database.db, idUser);
+  const existing = apps.find((a) => a.kind === kind && a.name === name);
+  if (existing) return existing;
+  const callbackUrl = kind === 'thirdParty' ? 'http://127.0.0.1:9999/callback' : undefined;
+  return (await createApp(services, { idUser, kind, name, callbackUrl })).app;
 }

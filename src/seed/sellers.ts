@@ -106,7 +106,7 @@ const STREETS: Record<string, string> = {
 };
 
 /** Generated sellers at a scale: 40 at scale 1, at least 12. */
-export function sellerCount(scale: number): number {
+function sellerCount(scale: number): number {
   return Math.max(12, Math.round(40 * scale));
 }
 

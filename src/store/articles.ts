@@ -27,6 +27,24 @@ export interface ArticleView extends Article {
   product: ProductFacts;
 }
 
+/**
+ * The product facts of a row, flat, for a query that has joined `products as p`, `expansions as e`
+ * (left) and `productNames as n` (left, in the row's language): live articles and order lines.
+ */
+export const PRODUCT_FACT_COLUMNS = [
+  'p.idGame as p_idGame',
+  'p.enName as p_enName',
+  sql<string>`coalesce(n.name, p."enName")`.as('p_locName'),
+  'p.image as p_image',
+  'p.idExpansion as p_idExpansion',
+  'e.enName as p_expansionName',
+  'e.abbreviation as p_expansionAbbreviation',
+  'e.icon as p_expansionIcon',
+  'p.number as p_number',
+  'p.rarity as p_rarity',
+  'p.isSingle as p_isSingle',
+] as const;
+
 /** The joined select; every column of `articles` plus the product facts, flat. */
 export function articleViews(db: Executor) {
   return db
@@ -37,19 +55,7 @@ export function articleViews(db: Executor) {
       join.onRef('n.idProduct', '=', 'a.idProduct').onRef('n.idLanguage', '=', 'a.idLanguage'),
     )
     .selectAll('a')
-    .select([
-      'p.idGame as p_idGame',
-      'p.enName as p_enName',
-      sql<string>`coalesce(n.name, p."enName")`.as('p_locName'),
-      'p.image as p_image',
-      'p.idExpansion as p_idExpansion',
-      'e.enName as p_expansionName',
-      'e.abbreviation as p_expansionAbbreviation',
-      'e.icon as p_expansionIcon',
-      'p.number as p_number',
-      'p.rarity as p_rarity',
-      'p.isSingle as p_isSingle',
-    ]);
+    .select(PRODUCT_FACT_COLUMNS);
 }
 
 type FlatRow = Article & {
@@ -104,9 +110,15 @@ export function toArticleView(row: FlatRow): ArticleView {
 export async function loadArticleViews(db: Executor, idArticles: number[]): Promise<ArticleView[]> {
   if (idArticles.length === 0) return [];
   const rows = await articleViews(db).where('a.idArticle', 'in', idArticles).orderBy('a.idArticle').execute();
-  return rows.map((r) => toArticleView(r as FlatRow));
+  return rows.map((r) => toArticleView(r));
 }
 
 export async function insertArticle(db: Executor, article: NewArticle): Promise<Article> {
   return db.insertInto('articles').values(article).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Several new articles in one statement; the rows come back in no promised order. */
+export async function insertArticles(db: Executor, articles: NewArticle[]): Promise<Article[]> {
+  if (articles.length === 0) return [];
+  return db.insertInto('articles').values(articles).returningAll().execute();
 }

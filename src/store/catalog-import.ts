@@ -55,20 +55,20 @@ export async function upsertProducts(db: Executor, idGame: number, records: Prod
   await insertMany(db, 'metaproducts', ['idMetaproduct', 'enName'], [...metacards], {
     onConflict: 'nothing',
   });
+  const updated = [
+    'idGame',
+    'idExpansion',
+    'idMetaproduct',
+    'idCategory',
+    'categoryName',
+    'enName',
+    'isSingle',
+    'dateAdded',
+  ] as const;
   await insertMany(
     db,
     'products',
-    [
-      'idProduct',
-      'idGame',
-      'idExpansion',
-      'idMetaproduct',
-      'idCategory',
-      'categoryName',
-      'enName',
-      'isSingle',
-      'dateAdded',
-    ],
+    ['idProduct', ...updated],
     records.map((r) => [
       r.idProduct,
       idGame,
@@ -80,21 +80,7 @@ export async function upsertProducts(db: Executor, idGame: number, records: Prod
       /single/i.test(r.categoryName) ? 1 : 0,
       r.dateAdded,
     ]),
-    {
-      onConflict: {
-        key: ['idProduct'],
-        update: [
-          'idGame',
-          'idExpansion',
-          'idMetaproduct',
-          'idCategory',
-          'categoryName',
-          'enName',
-          'isSingle',
-          'dateAdded',
-        ],
-      },
-    },
+    { onConflict: { key: ['idProduct'], update: [...updated] } },
   );
   await insertMany(
     db,
@@ -110,6 +96,22 @@ export async function upsertProducts(db: Executor, idGame: number, records: Prod
     records.map((r) => ({ idProduct: r.idProduct, idGame, names: names.get(r.idProduct) ?? { 1: r.name } })),
   );
 }
+
+/** The values of an imported price guide, in the order rows of `importedPriceGuides` are written. */
+export const IMPORTED_GUIDE_VALUES = [
+  'sell',
+  'low',
+  'trend',
+  'avg1',
+  'avg7',
+  'avg30',
+  'sellFoil',
+  'lowFoil',
+  'trendFoil',
+  'foilAvg1',
+  'foilAvg7',
+  'foilAvg30',
+] as const;
 
 /** Upserts imported price guides of the products that exist; returns the ids written. */
 export async function upsertImportedGuides(
@@ -132,26 +134,12 @@ export async function upsertImportedGuides(
     ).map((r) => r.idProduct),
   );
   const rows = records.filter((r) => known.has(r.idProduct));
-  const columns = [
-    'sell',
-    'low',
-    'trend',
-    'avg1',
-    'avg7',
-    'avg30',
-    'sellFoil',
-    'lowFoil',
-    'trendFoil',
-    'foilAvg1',
-    'foilAvg7',
-    'foilAvg30',
-  ] as const;
   await insertMany(
     db,
     'importedPriceGuides',
-    ['idProduct', ...columns, 'importedAt'],
-    rows.map((r) => [r.idProduct, ...columns.map((c) => r[c]), now]),
-    { onConflict: { key: ['idProduct'], update: [...columns, 'importedAt'] } },
+    ['idProduct', ...IMPORTED_GUIDE_VALUES, 'importedAt'],
+    rows.map((r) => [r.idProduct, ...IMPORTED_GUIDE_VALUES.map((c) => r[c]), now]),
+    { onConflict: { key: ['idProduct'], update: [...IMPORTED_GUIDE_VALUES, 'importedAt'] } },
   );
   return rows.map((r) => r.idProduct);
 }

@@ -35,12 +35,12 @@ pg.types.setTypeParser(20, (v) => Number(v));
  */
 export const sqliteHandles = new WeakMap<Kysely<DB>, BetterSqlite3.Database>();
 
-export function isPostgresUrl(url: string): boolean {
+function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url);
 }
 
 /** `./data/x.sqlite`, `sqlite:./data/x.sqlite`, `sqlite:///abs/x.sqlite` or `:memory:`. */
-export function sqlitePath(url: string): string {
+function sqlitePath(url: string): string {
   const path = url.replace(/^sqlite:(\/\/)?/i, '');
   return path === ':memory:' ? path : resolve(path);
 }

@@ -16,11 +16,23 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
     provider: { getMigrations: async () => migrations },
     ...(migrationTableSchema ? { migrationTableSchema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  let outcome = await migrator.migrateToLatest();
+  // Kysely's check for its tables reads the catalog of every schema in the database; if another
+  // schema is dropped during that read, PostgreSQL fails it with "schema … does not exist"
+  // (3F000) although nothing is wrong here. Nothing was migrated then, so trying again is safe.
+  for (let attempt = 1; attempt < 5 && isInvalidSchemaName(outcome.error); attempt++) {
+    await new Promise((r) => setTimeout(r, 20 * attempt));
+    outcome = await migrator.migrateToLatest();
+  }
+  const { error, results } = outcome;
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${reason}`);
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+function isInvalidSchemaName(error: unknown): boolean {
+  return (error as { code?: string } | undefined)?.code === '3F000';
 }

@@ -41,23 +41,6 @@ export async function offerCounts(db: Executor, idProducts: number[]): Promise<M
   return out;
 }
 
-/** Copies of each article the buyer holds in their cart (for `inShoppingCart`). */
-export async function articlesInCart(
-  db: Executor,
-  idBuyer: number,
-  idArticles: number[],
-): Promise<Set<number>> {
-  if (idArticles.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('reservationArticles as ra')
-    .innerJoin('reservations as r', 'r.idReservation', 'ra.idReservation')
-    .where('r.idBuyer', '=', idBuyer)
-    .where('ra.idArticle', 'in', idArticles)
-    .select('ra.idArticle')
-    .execute();
-  return new Set(rows.map((r) => r.idArticle));
-}
-
 /** Conditions of an offer query; absent means no restriction. */
 export interface OfferWhere {
   idProduct?: number;

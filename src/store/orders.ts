@@ -1,16 +1,8 @@
 import { sql } from 'kysely';
-import type { ArticleView } from './articles.js';
+import { type ArticleView, PRODUCT_FACT_COLUMNS, toArticleView } from './articles.js';
 import type { Executor } from './db.js';
 import { prepared } from './prepared.js';
-import type {
-  NewOrder,
-  Order,
-  OrderArticle,
-  OrderEvaluation,
-  OrderState,
-  OrdersTable,
-  User,
-} from './schema.js';
+import type { NewOrder, Order, OrderArticle, OrderEvaluation, OrderState, OrdersTable } from './schema.js';
 
 /**
  * Orders, their frozen lines, and the numbers kept beside them (per-user counts by role and state,
@@ -131,59 +123,14 @@ export async function orderLineViews(db: Executor, idOrders: number[]): Promise<
       join.onRef('n.idProduct', '=', 'l.idProduct').onRef('n.idLanguage', '=', 'l.idLanguage'),
     )
     .selectAll('l')
-    .select([
-      'o.idSeller',
-      'o.dateBought',
-      'p.idGame',
-      'p.enName',
-      sql<string>`coalesce(n.name, p."enName")`.as('locName'),
-      'p.image',
-      'p.idExpansion',
-      'e.enName as expansionName',
-      'e.abbreviation as expansionAbbreviation',
-      'e.icon as expansionIcon',
-      'p.number',
-      'p.rarity',
-      'p.isSingle',
-    ])
+    .select(['o.idSeller', 'o.dateBought', ...PRODUCT_FACT_COLUMNS])
     .where('l.idOrder', 'in', idOrders)
     .orderBy('l.idOrder')
     .orderBy('l.idArticle')
     .execute();
-  return rows.map((r) => ({
-    idOrder: r.idOrder,
-    view: {
-      idArticle: r.idArticle,
-      idUser: r.idSeller,
-      idProduct: r.idProduct,
-      idLanguage: r.idLanguage,
-      comments: r.comments,
-      price: r.price,
-      condition: r.condition,
-      isFoil: r.isFoil,
-      isSigned: r.isSigned,
-      isAltered: r.isAltered,
-      isPlayset: r.isPlayset,
-      isFirstEd: r.isFirstEd,
-      isReverseHolo: r.isReverseHolo,
-      count: r.count,
-      createdAt: r.dateBought,
-      lastEdited: r.dateBought,
-      product: {
-        idProduct: r.idProduct,
-        idGame: r.idGame,
-        enName: r.enName,
-        locName: r.locName,
-        image: r.image,
-        idExpansion: r.idExpansion,
-        expansionName: r.expansionName,
-        expansionAbbreviation: r.expansionAbbreviation,
-        expansionIcon: r.expansionIcon,
-        number: r.number,
-        rarity: r.rarity,
-        isSingle: r.isSingle,
-      },
-    },
+  return rows.map(({ idOrder, idSeller, dateBought, ...line }) => ({
+    idOrder,
+    view: toArticleView({ ...line, idUser: idSeller, createdAt: dateBought, lastEdited: dateBought }),
   }));
 }
 
@@ -191,7 +138,7 @@ export async function orderLineViews(db: Executor, idOrders: number[]): Promise<
 // Lists and counts
 
 /** Changes a user's count of orders in one role and state (a row per user, role and state). */
-export async function bumpOrderCount(
+async function bumpOrderCount(
   db: Executor,
   idUser: number,
   actor: Actor,
@@ -257,45 +204,29 @@ export async function orderCount(
 
 // The page's ids come from the (party, state, idOrder) index alone, which holds only unmerged
 // orders; the rows are then read by id. Cost: the page plus the skipped index entries.
-const sellerPage = prepared(
-  (db, idUser: number, state: string, limit: number, offset: number) =>
-    db
-      .selectFrom('orders')
-      .selectAll()
-      .where('idOrder', 'in', (eb) =>
-        eb
-          .selectFrom('orders')
-          .select('idOrder')
-          .where('idSeller', '=', idUser)
-          .where('state', '=', state as OrderState)
-          .where('wasMergedInto', 'is', null)
-          .orderBy('idOrder')
-          .limit(limit)
-          .offset(offset),
-      )
-      .orderBy('idOrder'),
-  [0, '', 0, 0],
-);
-
-const buyerPage = prepared(
-  (db, idUser: number, state: string, limit: number, offset: number) =>
-    db
-      .selectFrom('orders')
-      .selectAll()
-      .where('idOrder', 'in', (eb) =>
-        eb
-          .selectFrom('orders')
-          .select('idOrder')
-          .where('idBuyer', '=', idUser)
-          .where('state', '=', state as OrderState)
-          .where('wasMergedInto', 'is', null)
-          .orderBy('idOrder')
-          .limit(limit)
-          .offset(offset),
-      )
-      .orderBy('idOrder'),
-  [0, '', 0, 0],
-);
+function partyPage(party: 'idSeller' | 'idBuyer') {
+  return prepared(
+    (db, idUser: number, state: string, limit: number, offset: number) =>
+      db
+        .selectFrom('orders')
+        .selectAll()
+        .where('idOrder', 'in', (eb) =>
+          eb
+            .selectFrom('orders')
+            .select('idOrder')
+            .where(party, '=', idUser)
+            .where('state', '=', state as OrderState)
+            .where('wasMergedInto', 'is', null)
+            .orderBy('idOrder')
+            .limit(limit)
+            .offset(offset),
+        )
+        .orderBy('idOrder'),
+    [0, '', 0, 0],
+  );
+}
+const sellerPage = partyPage('idSeller');
+const buyerPage = partyPage('idBuyer');
 
 /** One page of a user's orders in one role and state, oldest first. */
 export async function pageOfOrders(
@@ -414,12 +345,4 @@ export async function addSellerStats(
     ratedEvaluations: Number(row.ratedEvaluations),
     evaluationGradeTotal: Number(row.evaluationGradeTotal),
   };
-}
-
-/** The parties of some orders or reservations, by id. */
-export async function usersByIds(db: Executor, idUsers: number[]): Promise<Map<number, User>> {
-  const ids = [...new Set(idUsers)];
-  if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('users').selectAll().where('idUser', 'in', ids).execute();
-  return new Map(rows.map((u) => [u.idUser, u]));
 }

@@ -177,7 +177,7 @@ export async function storedGuides(db: Executor, idProducts?: number[]): Promise
   return q.execute();
 }
 
-export const GUIDE_COLUMNS = [
+const GUIDE_COLUMNS = [
   'idProduct',
   'sell',
   'low',

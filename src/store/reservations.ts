@@ -1,7 +1,8 @@
+import { sql } from 'kysely';
 import { type ArticleView, articleViews, toArticleView } from './articles.js';
 import type { Executor } from './db.js';
 import { prepared } from './prepared.js';
-import type { Reservation } from './schema.js';
+import type { CartShippingAddressesTable, Reservation } from './schema.js';
 
 /**
  * Cart reservations: one per buyer and seller, holding copies that have left `articles.count`.
@@ -20,7 +21,7 @@ export async function reservedCounts(db: Executor, idArticles: number[]): Promis
     .where('idArticle', 'in', idArticles)
     .groupBy('idArticle')
     .execute();
-  for (const r of rows) out.set(r.idArticle, Number(r.reserved));
+  for (const r of rows) out.set(Number(r.idArticle), Number(r.reserved));
   return out;
 }
 
@@ -38,20 +39,41 @@ export async function articlesInCartOf(
     .where('r.idBuyer', '=', idBuyer)
     .where('ra.idArticle', 'in', idArticles)
     .execute();
-  return new Set(rows.map((r) => r.idArticle));
+  return new Set(rows.map((r) => Number(r.idArticle)));
 }
 
-/** A seller's articles that have copies in anyone's cart, with the copies reserved. */
-export async function sellerArticlesInCarts(db: Executor, idSeller: number): Promise<Map<number, number>> {
+/** The seller's articles with copies in other users' carts, with how many copies, by id. */
+export async function reservedStockPage(
+  db: Executor,
+  idUser: number,
+  offset: number,
+  limit: number,
+): Promise<Array<{ idArticle: number; reserved: number }>> {
   const rows = await db
     .selectFrom('reservationArticles as ra')
     .innerJoin('reservations as r', 'r.idReservation', 'ra.idReservation')
-    .select(['ra.idArticle', (eb) => eb.fn.sum<number>('ra.count').as('reserved')])
-    .where('r.idSeller', '=', idSeller)
+    .innerJoin('articles as a', 'a.idArticle', 'ra.idArticle')
+    .select((eb) => ['ra.idArticle', eb.fn.sum<number>('ra.count').as('reserved')])
+    .where('a.idUser', '=', idUser)
+    .where('r.idBuyer', '<>', idUser)
     .groupBy('ra.idArticle')
     .orderBy('ra.idArticle')
+    .limit(limit)
+    .offset(offset)
     .execute();
-  return new Map(rows.map((r) => [r.idArticle, Number(r.reserved)]));
+  return rows.map((r) => ({ idArticle: Number(r.idArticle), reserved: Number(r.reserved) }));
+}
+
+export async function countReservedStock(db: Executor, idUser: number): Promise<number> {
+  const row = await db
+    .selectFrom('reservationArticles as ra')
+    .innerJoin('reservations as r', 'r.idReservation', 'ra.idReservation')
+    .innerJoin('articles as a', 'a.idArticle', 'ra.idArticle')
+    .select(sql<number>`count(distinct ${sql.ref('ra.idArticle')})`.as('n'))
+    .where('a.idUser', '=', idUser)
+    .where('r.idBuyer', '<>', idUser)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 const reservedByBuyer = prepared(
@@ -222,7 +244,7 @@ export async function reservationLines(db: Executor, idReservations: number[]): 
     return {
       idReservation: ra_idReservation,
       reserved: ra_count,
-      view: toArticleView(rest as Parameters<typeof toArticleView>[0]),
+      view: toArticleView(rest),
     };
   });
 }
@@ -292,28 +314,6 @@ export async function sellerReservations(db: Executor, idSeller: number): Promis
   return db.selectFrom('reservations').selectAll().where('idSeller', '=', idSeller).execute();
 }
 
-/**
- * Deletes those of these articles that are sold out: no copy available and none reserved (the
- * stock's rule; their order lines keep what was sold).
- */
-export async function deleteSoldOutArticles(db: Executor, idArticles: number[]): Promise<void> {
-  if (idArticles.length === 0) return;
-  await db
-    .deleteFrom('articles')
-    .where('idArticle', 'in', idArticles)
-    .where('count', '=', 0)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('reservationArticles as ra')
-            .select('ra.idArticle')
-            .whereRef('ra.idArticle', '=', 'articles.idArticle'),
-        ),
-      ),
-    )
-    .execute();
-}
-
 /** Expired reservations that hold copies of this article (released before refusing an add). */
 export async function expiredReservationsHolding(
   db: Executor,
@@ -345,14 +345,8 @@ export async function buyerReservationHolding(
     .executeTakeFirst();
 }
 
-export interface PostalAddress {
-  name: string;
-  extra: string | null;
-  street: string;
-  zip: string;
-  city: string;
-  country: string;
-}
+/** A postal address as a cart's shipping address stores it. */
+export type PostalAddress = Omit<CartShippingAddressesTable, 'idUser'>;
 
 export async function cartShippingAddress(db: Executor, idBuyer: number): Promise<PostalAddress | undefined> {
   return db

@@ -1,7 +1,7 @@
 import { type Expression, type ExpressionBuilder, PostgresAdapter, type SqlBool, sql } from 'kysely';
 import { type ArticleView, articleViews, toArticleView } from './articles.js';
 import type { Executor } from './db.js';
-import type { Article, DB, NewArticle } from './schema.js';
+import type { Article, DB } from './schema.js';
 
 /**
  * The queries of a seller's own stock. Counts only ever change through the conditional updates
@@ -27,7 +27,7 @@ export interface StockFilter {
 type Scope = DB & { a: DB['articles']; p: DB['products'] };
 
 /** `%`, `_` and the escape character itself are literal in a search string. */
-export function likePattern(search: string): string {
+function likePattern(search: string): string {
   return `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
@@ -68,7 +68,7 @@ export async function stockPage(
     .limit(limit)
     .offset(offset)
     .execute();
-  return rows.map((r) => toArticleView(r as Parameters<typeof toArticleView>[0]));
+  return rows.map((r) => toArticleView(r));
 }
 
 export async function countStock(db: Executor, idUser: number, filter: StockFilter): Promise<number> {
@@ -91,7 +91,7 @@ export async function findStockArticle(
     .where('a.idArticle', '=', idArticle)
     .where('a.idUser', '=', idUser)
     .executeTakeFirst();
-  return row ? toArticleView(row as Parameters<typeof toArticleView>[0]) : undefined;
+  return row ? toArticleView(row) : undefined;
 }
 
 /** The seller's articles among these ids (others' ids are simply absent). */
@@ -105,7 +105,7 @@ export async function stockArticlesByIds(
     .where('a.idUser', '=', idUser)
     .where('a.idArticle', 'in', ids)
     .execute();
-  return rows.map((r) => toArticleView(r as Parameters<typeof toArticleView>[0]));
+  return rows.map((r) => toArticleView(r));
 }
 
 /** The seller's article rows among these ids, without product facts (others' ids are absent). */
@@ -138,54 +138,6 @@ export async function stockRowsWithPrices(
   return result.rows;
 }
 
-/** Copies of each article held in shopping carts (absent: none). */
-export async function reservedCounts(db: Executor, ids: number[]): Promise<Map<number, number>> {
-  const out = new Map<number, number>();
-  if (ids.length === 0) return out;
-  const rows = await db
-    .selectFrom('reservationArticles')
-    .select((eb) => ['idArticle', eb.fn.sum<number>('count').as('reserved')])
-    .where('idArticle', 'in', ids)
-    .groupBy('idArticle')
-    .execute();
-  for (const r of rows) out.set(Number(r.idArticle), Number(r.reserved));
-  return out;
-}
-
-/** The seller's articles with copies in other users' carts, with how many copies, by id. */
-export async function reservedStockPage(
-  db: Executor,
-  idUser: number,
-  offset: number,
-  limit: number,
-): Promise<Array<{ idArticle: number; reserved: number }>> {
-  const rows = await db
-    .selectFrom('reservationArticles as ra')
-    .innerJoin('reservations as r', 'r.idReservation', 'ra.idReservation')
-    .innerJoin('articles as a', 'a.idArticle', 'ra.idArticle')
-    .select((eb) => ['ra.idArticle', eb.fn.sum<number>('ra.count').as('reserved')])
-    .where('a.idUser', '=', idUser)
-    .where('r.idBuyer', '<>', idUser)
-    .groupBy('ra.idArticle')
-    .orderBy('ra.idArticle')
-    .limit(limit)
-    .offset(offset)
-    .execute();
-  return rows.map((r) => ({ idArticle: Number(r.idArticle), reserved: Number(r.reserved) }));
-}
-
-export async function countReservedStock(db: Executor, idUser: number): Promise<number> {
-  const row = await db
-    .selectFrom('reservationArticles as ra')
-    .innerJoin('reservations as r', 'r.idReservation', 'ra.idReservation')
-    .innerJoin('articles as a', 'a.idArticle', 'ra.idArticle')
-    .select(sql<number>`count(distinct ${sql.ref('ra.idArticle')})`.as('n'))
-    .where('a.idUser', '=', idUser)
-    .where('r.idBuyer', '<>', idUser)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 /** Product facts a stock write checks an article against; absent ids do not exist. */
 export async function productRules(
   db: Executor,
@@ -213,16 +165,6 @@ export async function lockSellerStock(db: Executor, idUser: number): Promise<voi
   await sql`select pg_advisory_xact_lock(${STOCK_LOCK_SPACE}, ${idUser})`.execute(db);
 }
 const STOCK_LOCK_SPACE = 5_000_001;
-
-export async function insertStockArticle(db: Executor, article: NewArticle): Promise<Article> {
-  return db.insertInto('articles').values(article).returningAll().executeTakeFirstOrThrow();
-}
-
-/** Several new articles in one statement; the rows come back in no promised order. */
-export async function insertStockArticles(db: Executor, articles: NewArticle[]): Promise<Article[]> {
-  if (articles.length === 0) return [];
-  return db.insertInto('articles').values(articles).returningAll().execute();
-}
 
 // The per-article statements of bulk writes run up to 100 times per request: they are written as
 // fixed SQL (the same text on both dialects) rather than rebuilt through the query builder each time.
@@ -288,24 +230,14 @@ export type ArticleAttributeRow = Pick<
   | 'isReverseHolo'
 >;
 
-/** Removes an article with no copies left anywhere; one with copies in a cart stays at count 0. */
-export async function deleteIfEmpty(db: Executor, idArticle: number): Promise<boolean> {
-  return changed(
-    await sql`delete from "articles" where "idArticle" = ${idArticle} and "count" = 0 and ${NOT_RESERVED}`.execute(
-      db,
-    ),
-  );
-}
-
-/** Which of these articles have copies in this buyer's cart. */
-export async function inBuyersCart(db: Executor, idBuyer: number, ids: number[]): Promise<Set<number>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('reservationArticles as ra')
-    .innerJoin('reservations as r', 'r.idReservation', 'ra.idReservation')
-    .select('ra.idArticle')
-    .where('r.idBuyer', '=', idBuyer)
-    .where('ra.idArticle', 'in', ids)
-    .execute();
-  return new Set(rows.map((r) => Number(r.idArticle)));
+/**
+ * Deletes those of these articles that are sold out: no copy available and none in a cart (an
+ * article with copies in a cart stays at count 0, so a released reservation can return them; order
+ * lines keep what was sold). Returns how many were deleted.
+ */
+export async function deleteSoldOutArticles(db: Executor, idArticles: number[]): Promise<number> {
+  if (idArticles.length === 0) return 0;
+  const result = await sql`delete from "articles"
+    where "idArticle" in (${sql.join(idArticles)}) and "count" = 0 and ${NOT_RESERVED}`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
 }

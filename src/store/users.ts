@@ -15,6 +15,14 @@ export async function findUserById(db: Executor, idUser: number): Promise<User |
   return (await userById(db, idUser))[0];
 }
 
+/** Users by id (the parties of orders or reservations, the sellers of offers); repeats are fine. */
+export async function usersByIds(db: Executor, idUsers: number[]): Promise<Map<number, User>> {
+  const ids = [...new Set(idUsers)];
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('users').selectAll().where('idUser', 'in', ids).execute();
+  return new Map(rows.map((u) => [u.idUser, u]));
+}
+
 export async function findUserByUsername(db: Executor, username: string): Promise<User | undefined> {
   return db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
 }

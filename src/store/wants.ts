@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from './db.js';
+import { offers } from './offers.js';
 import type { Want, Wantslist } from './schema.js';
 
 /** Wants lists and their items, and the marketplace facts their rules and rendering need. */
@@ -206,13 +207,9 @@ export async function lowestOffer(
   target: WantTarget,
   filter: OfferFilter,
 ): Promise<number | null> {
-  let q = db
-    .selectFrom('articles as a')
-    .innerJoin('users as u', 'u.idUser', 'a.idUser')
+  let q = offers(db)
     .innerJoin('products as p', 'p.idProduct', 'a.idProduct')
     .select((eb) => eb.fn.min<number>('a.price').as('low'))
-    .where('a.count', '>', 0)
-    .where('u.onVacation', '=', 0)
     .where('a.idUser', '<>', filter.excludeSeller);
   q =
     'idProduct' in target
