@@ -10,7 +10,7 @@ import {
 import { findUsers, publicUser } from '../domain/public-users.js';
 import { badRequest } from '../errors.js';
 import { boolean, idParam, integer, parseInteger, strings, text } from '../http/fields.js';
-import { pagedResponse, pageFromQuery } from '../http/pagination.js';
+import { type PageRequest, pagedResponse, pageFromQuery } from '../http/pagination.js';
 import { ALL_KINDS, type ApiRequest, ok, type Router } from '../http/routing.js';
 import { mapArticle } from '../mappers/article.js';
 import { mapUser } from '../mappers/user.js';
@@ -29,17 +29,7 @@ export function marketplaceRoutes(r: Router, services: Services): void {
       { offset: page.offset, limit: page.limit },
       req.auth.idUser,
     );
-    return pagedResponse(
-      req,
-      services.config,
-      page,
-      offers.total,
-      offers.articles.length,
-      () => articleTree(offers),
-      {
-        totalLabel: offers.capped ? `${offers.total}+` : undefined,
-      },
-    );
+    return offerResponse(req, services, page, offers);
   });
 
   r.get('/users/find', { kinds: ALL_KINDS }, async (req) => {
@@ -78,18 +68,23 @@ export function marketplaceRoutes(r: Router, services: Services): void {
       { offset: page.offset, limit: page.limit },
       req.auth.idUser,
     );
-    return pagedResponse(
-      req,
-      services.config,
-      page,
-      offers.total,
-      offers.articles.length,
-      () => articleTree(offers),
-      {
-        totalLabel: offers.capped ? `${offers.total}+` : undefined,
-      },
-    );
+    return offerResponse(req, services, page, offers);
   });
+}
+
+/** A page of offers; a total the 1,000 cap cut is written `1000+` in Content-Range. */
+function offerResponse(req: ApiRequest, services: Services, page: PageRequest, offers: OfferPage) {
+  return pagedResponse(
+    req,
+    services.config,
+    page,
+    offers.total,
+    offers.articles.length,
+    () => articleTree(offers),
+    {
+      totalLabel: offers.capped ? `${offers.total}+` : undefined,
+    },
+  );
 }
 
 function articleTree(offers: OfferPage) {
