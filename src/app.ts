@@ -8,7 +8,8 @@ import Fastify, {
 import { authenticationHook } from './auth/authenticate.js';
 import { ApiError } from './errors.js';
 import { checkExpect, EXPECT_LIMIT, installBodyParsing } from './http/body.js';
-import { installCors } from './http/cors.js';
+import { clientErrorHandler } from './http/client-errors.js';
+import { installCors, setCorsHeaders } from './http/cors.js';
 import { rewriteFormatSegment } from './http/format.js';
 import { sendError } from './http/reply.js';
 import { type Router as ApiRouter, Router } from './http/routing.js';
@@ -53,6 +54,22 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     return503OnClosing: true,
     genReqId: nextRequestId,
     routerOptions: { maxParamLength: 500 },
+    clientErrorHandler,
+    // A path the router cannot decode (`%zz`) or a parameter over the length bound is bad input like
+    // any other: the API's error body with CORS headers, not Fastify's own JSON.
+    frameworkErrors: (error, request, reply) => {
+      setCorsHeaders(reply);
+      const status =
+        error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 400 : 500;
+      const description =
+        status === 400
+          ? error.code === 'FST_ERR_BAD_URL'
+            ? 'The request path is not valid: a percent sign must start a valid %XX escape.'
+            : 'A path segment of the request is too long.'
+          : `Internal server error. The server log has the details under request id ${request.id}.`;
+      if (status === 500) request.log.error({ err: error, reqId: request.id }, 'unexpected router error');
+      sendError(request, reply, status, description);
+    },
   });
 
   // Node answers `Expect: 100-continue` by itself unless someone listens for it: listen, and let a

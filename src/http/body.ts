@@ -13,13 +13,34 @@ export const EXPECT_LIMIT = 1024;
 
 const XML_TYPES = ['text/xml', 'application/xml'];
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The charset is the Content-Type's, else the XML declaration's (as an XML parser would read it),
+ * else UTF-8. Bytes that are not valid in it are a 400: replacing them silently would store a
+ * client's Latin-1 text as question marks.
+ */
 function decode(buffer: Buffer, contentType: string | undefined): string {
-  const charset = /charset\s*=\s*"?([\w-]+)"?/i.exec(contentType ?? '')?.[1]?.toLowerCase() ?? 'utf-8';
-  if (charset === 'utf-8' || charset === 'utf8') return buffer.toString('utf8');
+  const declared =
+    /charset\s*=\s*"?([\w-]+)"?/i.exec(contentType ?? '')?.[1] ??
+    /^(?:\uFEFF)?<\?xml[^>]*?\sencoding\s*=\s*["']([\w-]+)["']/.exec(
+      buffer.subarray(0, 200).toString('latin1'),
+    )?.[1];
+  const charset = declared?.toLowerCase() ?? 'utf-8';
+  let decoder = UTF8;
+  if (charset !== 'utf-8' && charset !== 'utf8') {
+    try {
+      decoder = new TextDecoder(charset, { fatal: true });
+    } catch {
+      throw new ApiError(415, `The charset "${charset}" is not supported; send UTF-8.`);
+    }
+  }
   try {
-    return new TextDecoder(charset).decode(buffer);
+    return decoder.decode(buffer);
   } catch {
-    throw new ApiError(415, `The charset "${charset}" is not supported; send UTF-8.`);
+    throw badRequest(
+      `The request body is not valid ${charset === 'utf8' ? 'utf-8' : charset}: declare the charset it is written in (Content-Type: application/xml; charset=…) or send UTF-8.`,
+    );
   }
 }
 

@@ -1,10 +1,10 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /**
  * CORS headers on every response, errors included (spec §1), so browser-based widgets can call the
  * API and read the limit and pagination headers.
  */
-const STATIC_HEADERS: Record<string, string> = {
+export const STATIC_HEADERS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Headers': 'Content-Type, Authorization, X-Requested-With',
   'Access-Control-Expose-Headers': 'Content-Range, Range, X-Request-Limit-Count, X-Request-Limit-Max',
@@ -17,8 +17,13 @@ const STATIC_HEADERS: Record<string, string> = {
  */
 export function installCors(app: FastifyInstance): void {
   app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(STATIC_HEADERS);
-    reply.header('Access-Control-Allow-Methods', 'OPTIONS');
+    setCorsHeaders(reply);
     done();
   });
+}
+
+/** For answers given before any hook runs (a URL the router cannot even decode). */
+export function setCorsHeaders(reply: FastifyReply): void {
+  reply.headers(STATIC_HEADERS);
+  reply.header('Access-Control-Allow-Methods', 'OPTIONS');
 }

@@ -54,20 +54,29 @@ export function requireText(obj: Fields | undefined, name: string): string {
   return v;
 }
 
+/** Ids are 32-bit integer columns; a larger number is no id (and PostgreSQL refuses to compare it). */
+export const MAX_ID = 2_147_483_647;
+
 export interface IntOptions {
   min?: number;
   max?: number;
 }
 
-export function parseInteger(value: string, name: string, { min, max }: IntOptions = {}): number {
+/**
+ * Every integer the API reads lands in (or is compared with) a 32-bit column, so that is the bound
+ * unless the caller narrows it: PostgreSQL refuses a larger number outright, which would be a 500.
+ */
+export function parseInteger(
+  value: string,
+  name: string,
+  { min = -MAX_ID, max = MAX_ID }: IntOptions = {},
+): number {
   const s = value.trim();
   if (!/^-?\d{1,15}$/.test(s))
     throw badRequest(`"${name}" must be an integer (got "${value}").`, { field: name });
   const n = Number(s);
-  if (min !== undefined && n < min)
-    throw badRequest(`"${name}" must be at least ${min} (got ${n}).`, { field: name });
-  if (max !== undefined && n > max)
-    throw badRequest(`"${name}" must be at most ${max} (got ${n}).`, { field: name });
+  if (n < min) throw badRequest(`"${name}" must be at least ${min} (got ${n}).`, { field: name });
+  if (n > max) throw badRequest(`"${name}" must be at most ${max} (got ${n}).`, { field: name });
   return n;
 }
 
@@ -94,9 +103,6 @@ export function boolean(obj: Fields | undefined, name: string): boolean | undefi
   const v = text(obj, name);
   return v === undefined || v.trim() === '' ? undefined : parseBoolean(v, name);
 }
-
-/** Ids are 32-bit integer columns; a larger number is no id (and PostgreSQL refuses to compare it). */
-export const MAX_ID = 2_147_483_647;
 
 /** A path parameter that must be a positive id. */
 export function idParam(params: Record<string, string>, name: string): number {

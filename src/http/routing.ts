@@ -8,6 +8,7 @@ import type {
 } from 'fastify';
 import type { AuthContext } from '../auth/authenticate.js';
 import { ApiError } from '../errors.js';
+import { assertCleanText } from './clean-text.js';
 import type { AppKind } from '../store/schema.js';
 import { type Format, formatOf } from './format.js';
 import { sendTree } from './reply.js';
@@ -190,6 +191,7 @@ async function runHandler(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply | undefined> {
+  assertCleanText(request);
   const result = await handler({
     method: request.method,
     params: request.params as Record<string, string>,

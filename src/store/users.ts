@@ -27,9 +27,12 @@ export async function findUserByUsername(db: Executor, username: string): Promis
   return db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
 }
 
-/** `:idUser` in the API is an id or an exact username. */
+/**
+ * `:idUser` in the API is an id or an exact username. Digits beyond the 32-bit id column are no id
+ * (PostgreSQL would refuse the comparison), so they can only be a username.
+ */
 export async function findUserByIdOrName(db: Executor, idOrName: string): Promise<User | undefined> {
-  if (/^\d+$/.test(idOrName)) {
+  if (/^\d{1,10}$/.test(idOrName) && Number(idOrName) <= 2_147_483_647) {
     const byId = await findUserById(db, Number(idOrName));
     if (byId) return byId;
   }
