@@ -6,7 +6,8 @@
  * same-run, interleaved ratios mean anything).
  *
  * Options: --only <substring> (scenarios whose name contains it), --rounds N (5), --seconds S (4),
- * --connections C (50), --warmup S (2). BENCH_PORT_BASE moves the ports (default 18080 and up).
+ * --connections C (50), --warmup S (2). BENCH_PORT_BASE moves the ports (default 18080 and up);
+ * BENCH_SERVER_NODE_ARGS adds node flags to cardbazaar's process only (`--cpu-prof` to profile it).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,6 +48,7 @@ if (hasTaskset && !process.env.BENCH_PINNED) {
 }
 
 const SECRET_KEY = 'bench-secret-key-bench-secret-key-0123456789';
+const serverNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const rounds = Number(opts.rounds);
 const seconds = Number(opts.seconds);
 const connections = Number(opts.connections);
@@ -211,7 +213,7 @@ async function runScenario(scenario: Scenario, index: number): Promise<void> {
       ...scenario.env,
     };
     children.push(
-      await start(pin(1, [process.execPath, 'bin/cardbazaar.js', 'serve']), env, (l) =>
+      await start(pin(1, [process.execPath, ...serverNodeArgs, 'bin/cardbazaar.js', 'serve']), env, (l) =>
         l.includes('listening on'),
       ),
     );
