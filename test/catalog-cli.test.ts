@@ -49,6 +49,26 @@ describe('catalog commands', () => {
     }
   });
 
+  it('catalog import counts only the price guides it imported, beside the ones it skipped', async () => {
+    const file = join(dir, 'price_guide_1.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        priceGuides: [
+          { idProduct: 11, avg: 1, low: 0.5, trend: 1.1 },
+          { idProduct: 990001, avg: 1 },
+          { idProduct: 990002, avg: 1 },
+        ],
+      }),
+    );
+    const res = await runCli('--database-url', db, 'catalog', 'import', file);
+    assert.equal(res.code, 0, res.err);
+    assert.match(
+      res.out,
+      /price_guide_1\.json: 1 price guides imported \(2 of products not in the catalog skipped\)/,
+    );
+  });
+
   it('catalog import of a malformed file exits 1 naming the line, and imports nothing', async () => {
     const file = join(dir, 'products_singles_1.json');
     writeFileSync(

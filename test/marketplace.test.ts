@@ -373,6 +373,10 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(articleIds(await fr('rarity=Rare')), [a.foilFR, a.signedFR]);
       assert.deepEqual(articleIds(await fr('name=booster')), [a.sealed]);
       assert.deepEqual(articleIds(await fr('name=POLLUTED%20del')), [a.foilFR, a.signedFR]);
+      for (const punctuation of ['%25', '_', '((((']) {
+        const res = await fr(`name=${punctuation}`);
+        assert.equal(res.status, 204, `a name of punctuation only (${punctuation}) matches no product`);
+      }
       assert.deepEqual(articleIds(await fr('minPrice=25&maxPrice=29,99')), [a.signedFR]);
       assert.deepEqual(articleIds(await fr('expansionName=Khans%20of%20Tarkir&minAvailable=5')), [a.sealed]);
       assert.equal((await fr('minPrice=abc')).status, 400);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import type { User } from '../src/store/schema.js';
-import { createArticle, createArticles, createProduct, type ProductFixture } from './fixtures.js';
+import { createArticle, createArticles, createProduct, ensureGame, type ProductFixture } from './fixtures.js';
 import {
   type ApiClient,
   createTestClient,
@@ -147,6 +147,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(ygoRows[0], [...BASE_HEADER, 'FirstEd?']);
       assert.deepEqual(col(ygoRows), [first.idArticle]);
       assert.equal(ygoRows[1]![BASE_HEADER.length], 'X');
+      await ensureGame(server, 6);
       assert.deepEqual(await get('?idGame=6'), [[...BASE_HEADER, 'FirstEd?', 'Reverse Holo?']]);
     });
 
@@ -161,6 +162,15 @@ for (const dialect of DIALECTS) {
         assert.equal(res.status, 400, q);
         assert.equal(res.json.post_data_field, field);
       }
+    });
+
+    it('answers 404 for an unknown game and 400 for an unknown language, not an empty file', async () => {
+      const game = await api.get('/stock/file?idGame=999', { json: true });
+      assert.equal(game.status, 404, game.text);
+      assert.equal(game.json.mkm_error_description, 'There is no game 999.');
+      const language = await api.get('/stock/file?idLanguage=99', { json: true });
+      assert.equal(language.status, 400, language.text);
+      assert.equal(language.json.post_data_field, 'idLanguage');
     });
 
     it('streams a stock larger than a page, every article once, in id order', async () => {

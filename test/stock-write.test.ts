@@ -267,6 +267,49 @@ for (const dialect of DIALECTS) {
         );
       });
 
+      it('refuses a card flag set on sealed product, keeping first edition where the game has it', async () => {
+        const ygoBox = await createProduct(server, { idGame: 3, isSingle: false, enName: 'Booster Box' });
+        const before = await stockCount(server, seller);
+        const res = await api.post(
+          '/stock',
+          xmlRequest(
+            articleXml({ idProduct: sealed.idProduct, count: 1, price: 90, isFoil: true }) +
+              articleXml({ idProduct: sealed.idProduct, count: 1, price: 90, isAltered: true }) +
+              articleXml({ idProduct: sealed.idProduct, count: 1, price: 90, isPlayset: true }) +
+              articleXml({ idProduct: ygoBox.idProduct, count: 1, price: 90, isFirstEd: true }),
+          ),
+          { json: true },
+        );
+        const [foil, altered, playset, firstEd] = res.json.inserted;
+        for (const [entry, flag] of [
+          [foil, 'isFoil'],
+          [altered, 'isAltered'],
+          [playset, 'isPlayset'],
+        ] as const) {
+          assert.equal(entry.success, false, res.text);
+          assert.equal(entry.error, `"${flag}" applies only to single cards; this product is sealed.`);
+        }
+        assert.equal(firstEd.success, true, res.text);
+        assert.equal(firstEd.idArticle.isFirstEd, true);
+        assert.equal(await stockCount(server, seller), before + 1);
+      });
+
+      it('refuses idLanguage and language that disagree, and takes them when they agree', async () => {
+        const res = await api.post(
+          '/stock',
+          xmlRequest(
+            articleXml({ idProduct: card.idProduct, count: 1, price: '0.21', idLanguage: 3, language: 4 }) +
+              articleXml({ idProduct: card.idProduct, count: 1, price: '0.22', idLanguage: 3, language: 3 }),
+          ),
+          { json: true },
+        );
+        const [conflict, agreed] = res.json.inserted;
+        assert.equal(conflict.success, false);
+        assert.equal(conflict.error, '"idLanguage" (3) and "language" (4) disagree; send one of them.');
+        assert.equal(agreed.success, true, res.text);
+        assert.equal(agreed.idArticle.language.idLanguage, 3);
+      });
+
       it('refuses more than 100 articles or none as a whole, changing nothing', async () => {
         const before = await articleRows(server, seller);
         const one = articleXml({ idProduct: card.idProduct, count: 1, price: '55.55' });

@@ -26,7 +26,7 @@ export function registerCatalogCommands(program: Command): void {
             for (const s of summaries) {
               const skipped = s.skipped > 0 ? ` (${s.skipped} of products not in the catalog skipped)` : '';
               console.log(
-                `${s.file}: ${s.records} ${s.kind === 'products' ? 'products' : 'price guides'} imported${skipped}`,
+                `${s.file}: ${s.records - s.skipped} ${s.kind === 'products' ? 'products' : 'price guides'} imported${skipped}`,
               );
             }
           } catch (err) {

@@ -140,9 +140,11 @@ export async function userOffers(
   const where: OfferWhere = { ...commonWhere(input, idGame, true), idUser: seller.idUser, idGame };
   if (where.conditions) where.singlesOnly = true;
   if (input.rarity !== undefined && input.rarity.trim() !== '') where.rarity = input.rarity.trim();
-  if (input.name !== undefined) {
+  if (input.name !== undefined && input.name.trim() !== '') {
     const folded = foldName(input.name);
-    if (folded !== '') where.nameContains = folded;
+    // A name of punctuation only (`%`, `((((`) folds to nothing, and no product name is nothing.
+    if (folded === '') return offerPage(db, [], window, idViewer);
+    where.nameContains = folded;
   }
   if (input.expansionName !== undefined && input.expansionName.trim() !== '') {
     where.expansionName = input.expansionName.trim();

@@ -2,7 +2,9 @@ import { formatCents } from '../mappers/values.js';
 import type { ArticleView } from '../store/articles.js';
 import type { Executor } from '../store/db.js';
 import { type StockFilter, stockPage } from '../store/stock.js';
-import { type ArticleFlag, gameRules } from './catalog.js';
+import { badRequest, notFound } from '../errors.js';
+import { findGame } from '../store/wants.js';
+import { type ArticleFlag, gameRules, isLanguage } from './catalog.js';
 
 /**
  * The stock as a CSV file (`GET /stock/file`, reference §1.6): the columns real clients parse, one
@@ -69,6 +71,22 @@ function line(a: ArticleView, extra: ArticleFlag[]): string {
     ...extra.map((flag) => mark(a[flag])),
   ];
   return `${values.map(quote).join(';')}\n`;
+}
+
+/**
+ * Checked before the file starts streaming: an unknown game or language is the client's typo, and
+ * an empty file would tell a stock-sync tool that the seller has nothing.
+ */
+export async function checkStockFileFilter(
+  db: Executor,
+  filter: { idGame: number; idLanguage?: number | undefined },
+): Promise<void> {
+  if (!(await findGame(db, filter.idGame))) {
+    throw notFound(`There is no game ${filter.idGame}.`, { field: 'idGame' });
+  }
+  if (filter.idLanguage !== undefined && !isLanguage(filter.idLanguage)) {
+    throw badRequest(`${filter.idLanguage} is not a language id.`, { field: 'idLanguage' });
+  }
 }
 
 /** The CSV text of a seller's stock of one game, in pieces of a page each. */

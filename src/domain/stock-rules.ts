@@ -90,12 +90,27 @@ function checkCondition(condition: string | undefined, product: ProductRules): v
 }
 
 /**
+ * Flags that describe a single card. A sealed product keeps only first edition (sealed first-edition
+ * boosters exist, in the games that have the flag).
+ */
+const SINGLE_ONLY_FLAGS: readonly ArticleFlag[] = [
+  'isFoil',
+  'isSigned',
+  'isAltered',
+  'isPlayset',
+  'isReverseHolo',
+];
+
+/**
  * A flag the product's game does not have may be sent as false (clients often send every flag),
- * never as true.
+ * never as true; the same for a card's flags on a sealed product.
  */
 function checkFlags(flags: FlagInput, product: ProductRules): void {
   const allowed = gameRules(product.idGame).flags;
   for (const flag of ARTICLE_FLAGS) {
+    if (flags[flag] === true && !product.isSingle && SINGLE_ONLY_FLAGS.includes(flag)) {
+      throw badRequest(`"${flag}" applies only to single cards; this product is sealed.`, { field: flag });
+    }
     if (flags[flag] === true && !allowed.includes(flag)) {
       throw badRequest(
         `"${flag}" does not apply to products of this game (idGame ${product.idGame}); it has ${allowed.join(', ')}.`,

@@ -57,15 +57,25 @@ export function copiesOf(a: XmlObject, required = true): number | undefined {
   return n;
 }
 
-/** `idLanguage`, or `language` holding the id (or a Language entity with one). */
+/** `idLanguage`, or `language` holding the id (or a Language entity with one); both must agree. */
 function languageOf(a: XmlObject): number | undefined {
-  let raw = text(a, 'idLanguage');
-  let field = 'idLanguage';
-  if (raw === undefined && a.language !== undefined) {
-    field = 'language';
+  const byId = languageField(text(a, 'idLanguage'), 'idLanguage');
+  let byLanguage: number | undefined;
+  if (a.language !== undefined) {
     const lang = a.language;
-    raw = typeof lang === 'object' && !Array.isArray(lang) ? text(lang, 'idLanguage') : text(a, 'language');
+    const raw =
+      typeof lang === 'object' && !Array.isArray(lang) ? text(lang, 'idLanguage') : text(a, 'language');
+    byLanguage = languageField(raw, 'language');
   }
+  if (byId !== undefined && byLanguage !== undefined && byId !== byLanguage) {
+    throw badRequest(`"idLanguage" (${byId}) and "language" (${byLanguage}) disagree; send one of them.`, {
+      field: 'idLanguage',
+    });
+  }
+  return byId ?? byLanguage;
+}
+
+function languageField(raw: string | undefined, field: string): number | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   const id = parseInteger(raw, field, { min: 1, max: 1000 });
   if (!isLanguage(id)) {

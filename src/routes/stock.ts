@@ -8,7 +8,7 @@ import {
   updateArticles,
 } from '../domain/stock.js';
 import { productDetail, viewerLanguage } from '../domain/products.js';
-import { stockCsv } from '../domain/stock-file.js';
+import { checkStockFileFilter, stockCsv } from '../domain/stock-file.js';
 import {
   getStockArticle,
   listReservedStock,
@@ -141,6 +141,7 @@ export function stockRoutes(r: Router, services: Services): void {
     const isSealed = boolean(req.query, 'isSealed') ?? false;
     const idLanguage = integer(req.query, 'idLanguage', { min: 1, max: MAX_ID });
     const filter = { idGame, isSingle: !isSealed, idLanguage };
+    await checkStockFileFilter(services.database.db, filter);
     return {
       status: 200,
       headers: { 'Content-Type': CONTENT_TYPES[req.format] },
