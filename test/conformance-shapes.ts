@@ -595,10 +595,13 @@ export const MESSAGE = {
   unread: 'boolean',
 };
 
-/** A thread: in the overview one message (an object), a thread itself its messages (an array). */
+/**
+ * A thread: in the overview one message (an object), a thread itself its messages (an array). The
+ * partner is the public user: writing to someone reveals nothing of their address or email.
+ */
 export function thread(form: 'overview' | 'thread') {
   return {
-    partner: USER_COUNTERPARTY,
+    partner: USER_PUBLIC,
     message: form === 'overview' ? MESSAGE : list(MESSAGE),
     unreadMessages: 'int',
     links: LINKS,

@@ -80,8 +80,11 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(Object.keys(res.json), THREAD_FIELDS);
       assert.equal(res.json.partner.idUser, bob.user.idUser);
       assert.equal(res.json.partner.username, bob.user.username);
-      // The counterparty context: name and address of the partner are shown.
-      assert.equal(res.json.partner.name.lastName, bob.user.lastName);
+      // The public form: a message reveals no surname, address or email of its receiver.
+      assert.ok(!('lastName' in res.json.partner.name), res.text);
+      assert.deepEqual(res.json.partner.address, { country: bob.user.country });
+      assert.equal(res.json.partner.email, '');
+      assert.equal(res.json.partner.phone, '');
       assert.ok(Array.isArray(res.json.message));
       assert.equal(res.json.message.length, 1);
       assert.deepEqual(Object.keys(res.json.message[0]), MESSAGE_FIELDS);

@@ -388,6 +388,17 @@ for (const dialect of DIALECTS) {
       );
       assert.equal(bad.status, 400);
       assert.equal(bad.json.post_data_field, 'country');
+      for (const unknown of ['ZZ', 'XX', 'Q']) {
+        const res = await buyer.api.put(
+          '/shoppingcart/shippingaddress',
+          xmlRequest(
+            `<name>N</name><street>S</street><zip>Z</zip><city>C</city><country>${unknown}</country>`,
+          ),
+          { json: true },
+        );
+        assert.equal(res.status, 400, `${unknown} is no country`);
+        assert.equal(res.json.post_data_field, 'country');
+      }
       assert.equal((await buyer.api.put('/shoppingcart/shippingaddress', undefined)).status, 400);
     });
 

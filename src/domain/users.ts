@@ -51,10 +51,24 @@ export function parseAccountType(text: string): AccountType {
 }
 
 /** The API writes Germany as `D`; everything else is ISO 3166 alpha-2 in upper case. */
+/** ISO 3166-1 alpha-2 (with XK, Kosovo, which addresses use); Germany is stored as `D`. */
+const COUNTRY_CODES = new Set(
+  `AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS
+  BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ D DJ DK DM DO DZ EC EE
+  EG EH ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM
+  HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC
+  LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA
+  NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW
+  SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO
+  TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS XK YE YT ZA ZM ZW`.split(/\s+/),
+);
+
+/** `DE` and `de` mean Germany (`D`), `UK` Great Britain (`GB`); anything not a country is a 400. */
 export function normalizeCountry(text: string): string {
-  const c = text.trim().toUpperCase();
-  if (c === 'DE') return 'D';
-  if (!/^[A-Z]{1,2}$/.test(c)) throw badRequest(`"${text}" is not a country code (use e.g. D, FR, IT, GB).`);
+  let c = text.trim().toUpperCase();
+  if (c === 'DE') c = 'D';
+  if (c === 'UK') c = 'GB';
+  if (!COUNTRY_CODES.has(c)) throw badRequest(`"${text}" is not a country code (use e.g. D, FR, IT, GB).`);
   return c;
 }
 

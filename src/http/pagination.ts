@@ -50,6 +50,21 @@ export function pageFromPath(start: string | undefined, pageSize = 100): PageReq
   return { offset: n - 1, limit: pageSize, paginated: true, form: 'path' };
 }
 
+/**
+ * Collections with both forms (`/stock`, `/orders/:actor/:state`): the path's `/:start`, else the
+ * query's `start`/`maxResults`, else unpaginated in the path form. Both at once is a 400 rather than
+ * one silently winning, so a client never reads a page it did not ask for.
+ */
+export function pageFromPathOrQuery(start: string | undefined, query: ApiRequest['query']): PageRequest {
+  const queried = query.start !== undefined || query.maxResults !== undefined;
+  if (start !== undefined && start !== '' && queried) {
+    throw badRequest('Page either by the path (/…/101) or by start and maxResults, not both.', {
+      field: 'start',
+    });
+  }
+  return queried ? pageFromQuery(query) : pageFromPath(start);
+}
+
 function single(v: string | string[] | undefined, name: string): string | undefined {
   if (Array.isArray(v)) throw badRequest(`"${name}" may appear only once.`, { field: name });
   return v === '' ? undefined : v;

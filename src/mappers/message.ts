@@ -24,14 +24,15 @@ export function threadLinks(idPartner: number) {
 }
 
 /**
- * A thread: the partner (the other party, so with name and address, like an order's counterparty),
- * its messages, and how many the viewer has not read. In the overview each thread carries only its
+ * A thread: the partner in the public form (as `GET /users/:idUser` shows them: anyone may write to
+ * anyone, so a message is no reason to hand out a surname, address or email; those belong to an
+ * order's counterparty), its messages, and how many the viewer has not read. In the overview each thread carries only its
  * latest message, as a single element; a thread itself lists its messages (an array in JSON).
  */
 export function mapThread(thread: ThreadView, viewer: number, form: 'overview' | 'thread') {
   const messages = thread.messages.map((m) => mapMessage(m, viewer));
   return {
-    partner: mapUser(thread.partner, 'counterparty'),
+    partner: mapUser(thread.partner, 'public'),
     message: form === 'overview' ? messages[0] : messages,
     unreadMessages: thread.unreadMessages,
     links: threadLinks(thread.partner.idUser),

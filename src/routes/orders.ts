@@ -4,7 +4,7 @@ import { actOnOrder, parseOrderAction, setTrackingNumber } from '../domain/order
 import { badRequest } from '../errors.js';
 import { requireBody } from '../http/body.js';
 import { boolean, idParam, integer, requireInteger, requireText, strings, text } from '../http/fields.js';
-import { pagedResponse, pageFromPath } from '../http/pagination.js';
+import { pagedResponse, pageFromPathOrQuery } from '../http/pagination.js';
 import { type ApiRequest, ok, type Router, USER_KINDS } from '../http/routing.js';
 import { mapOrder } from '../mappers/order.js';
 import type { Services } from '../services.js';
@@ -24,7 +24,7 @@ export function orderRoutes(r: Router, services: Services): void {
   const list = async (req: ApiRequest) => {
     const actor = parseActor(req.params.actor ?? '');
     const state = parseOrderState(req.params.state ?? '');
-    const page = pageFromPath(req.params.start);
+    const page = pageFromPathOrQuery(req.params.start, req.query);
     const idUser = req.auth.idUser!;
     const { total, orders } = await listOrders(services, idUser, actor, state, page.offset, page.limit);
     return pagedResponse(req, services.config, page, total, orders.length, () => ({

@@ -20,7 +20,7 @@ import {
 import { boolean, idParam, integer, MAX_ID } from '../http/fields.js';
 import { gzippedBase64Document } from '../http/file-document.js';
 import { CONTENT_TYPES } from '../http/format.js';
-import { type PageRequest, pagedResponse, pageFromPath, pageFromQuery } from '../http/pagination.js';
+import { type PageRequest, pagedResponse, pageFromPathOrQuery, pageFromQuery } from '../http/pagination.js';
 import { type ApiRequest, type ApiResponse, ok, type Router, USER_KINDS } from '../http/routing.js';
 import { type ArticleMapOptions, mapArticle } from '../mappers/article.js';
 import { mapProductDetail } from '../mappers/catalog-product.js';
@@ -63,11 +63,9 @@ export function stockRoutes(r: Router, services: Services): void {
   // (307 to `/stock/1` when it holds more than 100 articles).
   const listAll = (req: ApiRequest, p: PageRequest) =>
     pagedAnswer(req, p, (q) => listStock(services, idUser(req), {}, q.offset, q.limit));
-  r.get('/stock', { kinds: USER_KINDS }, async (req) => {
-    const queried = req.query.start !== undefined || req.query.maxResults !== undefined;
-    return listAll(req, queried ? pageFromQuery(req.query) : pageFromPath(undefined));
-  });
-  r.get('/stock/:start', { kinds: USER_KINDS }, async (req) => listAll(req, pageFromPath(req.params.start)));
+  const listPage = async (req: ApiRequest) => listAll(req, pageFromPathOrQuery(req.params.start, req.query));
+  r.get('/stock', { kinds: USER_KINDS }, listPage);
+  r.get('/stock/:start', { kinds: USER_KINDS }, listPage);
 
   r.post('/stock', { kinds: USER_KINDS }, async (req) => {
     const items = readItems(readArticles(req.body), parseNewArticle);
