@@ -18,7 +18,7 @@ describe('the start banner’s "Try it" command', () => {
     );
     // Quoted: a shell would take the brackets of an IPv6 address for a pattern.
     assert.match(
-      tryItCommand(loadConfig({ HOST: '::1' }), 'http://[::1]:8080'),
+      tryItCommand(loadConfig({ HOST: '::1' }), 'http://[::1]:8080') ?? '',
       /--base-url 'http:\/\/\[::1\]:8080'$/,
     );
   });
@@ -35,5 +35,9 @@ describe('the start banner’s "Try it" command', () => {
       `npx cardbazaar --database-url "$DATABASE_URL" --secret-key "$SECRET_KEY" ${REQUEST} --base-url https://sandbox.example.org`,
     );
     assert.doesNotMatch(command, /hunter2|a-sandbox-secret/);
+  });
+
+  it('is left out for an in-memory database, which no other process can open', () => {
+    assert.equal(tryItCommand(loadConfig({ DATABASE_URL: ':memory:' }), 'http://127.0.0.1:8080'), undefined);
   });
 });

@@ -84,7 +84,13 @@ async function printDemoCredentials(
       }
     }
   }
-  lines.push(`  Try it: ${tryItCommand(services.config, url)}   (base ${url}/ws/v2.0)`, '');
+  const tryIt = tryItCommand(services.config, url);
+  lines.push(
+    tryIt
+      ? `  Try it: ${tryIt}   (base ${url}/ws/v2.0)`
+      : `  The database is in memory, so no other process can read these apps: sign requests to ${url}/ws/v2.0 with the credentials above.`,
+    '',
+  );
   out(lines.join('\n'));
 }
 
@@ -94,7 +100,10 @@ async function printDemoCredentials(
  * and this address, each only when it is not the default. Secrets are not printed: a configured
  * server key, or a database URL with a password, is read from its environment variable instead.
  */
-export function tryItCommand(config: Config, url: string): string {
+export function tryItCommand(config: Config, url: string): string | undefined {
+  // `cardbazaar request` opens the database to find the demo apps: an in-memory one is this
+  // process's alone.
+  if (config.databaseUrl === ':memory:' || config.databaseUrl === 'sqlite::memory:') return undefined;
   const global: string[] = [];
   if (config.databaseUrl !== defaultOf('databaseUrl')) {
     const hasPassword = /:[^:@/]*@/.test(config.databaseUrl);

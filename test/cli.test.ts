@@ -106,6 +106,34 @@ describe('the cardbazaar command', () => {
     assert.match(refused.stdout, /HTTP 401/);
   });
 
+  it("signs with another user's third-party app holding a token for the user, and shows a revoked token's 401", () => {
+    json('user', 'create', '--username', 'carol');
+    json('user', 'create', '--username', 'dave');
+    const third = json('app', 'create', '--user', 'alice', '--kind', 'third-party');
+    const token = json('token', 'create', '--app', String(third.idApp), '--user', 'carol');
+    const asCarol = ['request', 'GET', '/account', '--user', 'carol', '--json', '--in-process'];
+    const ok = cli(...asCarol, '--app', String(third.idApp));
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.match(ok.stdout, /HTTP 200/);
+    assert.match(ok.stdout, /"username": "carol"/);
+    assert.equal(cli('token', 'revoke', String(token.idAccessToken)).status, 0);
+    const revoked = cli(...asCarol, '--app', String(third.idApp));
+    assert.match(revoked.stdout, /HTTP 401/);
+    assert.match(revoked.stdout, /revoked_access_token/);
+    const none = cli(
+      'request',
+      'GET',
+      '/account',
+      '--user',
+      'dave',
+      '--in-process',
+      '--app',
+      String(third.idApp),
+    );
+    assert.equal(none.status, 1);
+    assert.match(none.stderr, /no app/);
+  });
+
   it('creates coupons, funds users and moves the sandbox clock', () => {
     const coupon = json('coupon', 'create', '--value', '5.00');
     assert.ok(coupon.couponCode.length >= 8);

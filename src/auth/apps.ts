@@ -166,24 +166,37 @@ export async function revokeAccessTokenById(ctx: DomainContext, idAccessToken: n
 export async function describeApps(ctx: AppServices, idUser: number) {
   const apps = await listAppsOfUser(ctx.database.db, idUser);
   const out = [];
-  for (const app of apps) {
-    const cred = appCredential(ctx.serverKey, app);
-    const tokens = (await listAccessTokens(ctx.database.db, app.idApp))
-      .filter((t) => t.revokedAt === null)
-      .map((t) => ({
-        idAccessToken: t.idAccessToken,
-        idUser: t.idUser,
-        ...accessTokenCredential(ctx.serverKey, t),
-      }));
-    out.push({
-      idApp: app.idApp,
-      kind: app.kind,
-      name: app.name,
-      revoked: app.revokedAt !== null,
-      appToken: cred.token,
-      appSecret: cred.secret,
-      accessTokens: tokens,
-    });
-  }
+  for (const app of apps) out.push(await describeApp(ctx, app, false));
   return out;
+}
+
+/**
+ * One app by id, whoever owns it, with every token it holds, revoked ones included: the CLI's
+ * `request --app` signs with a third-party app's token for the user, or with a revoked token so its
+ * 401 can be seen.
+ */
+export async function describeAppById(ctx: AppServices, idApp: number) {
+  const app = await findAppById(ctx.database.db, idApp);
+  return app ? { ...(await describeApp(ctx, app, true)), idOwner: app.idUser } : undefined;
+}
+
+async function describeApp(ctx: AppServices, app: App, withRevokedTokens: boolean) {
+  const cred = appCredential(ctx.serverKey, app);
+  const tokens = (await listAccessTokens(ctx.database.db, app.idApp))
+    .filter((t) => withRevokedTokens || t.revokedAt === null)
+    .map((t) => ({
+      idAccessToken: t.idAccessToken,
+      idUser: t.idUser,
+      revoked: t.revokedAt !== null,
+      ...accessTokenCredential(ctx.serverKey, t),
+    }));
+  return {
+    idApp: app.idApp,
+    kind: app.kind,
+    name: app.name,
+    revoked: app.revokedAt !== null,
+    appToken: cred.token,
+    appSecret: cred.secret,
+    accessTokens: tokens,
+  };
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { buildApp } from '../app.js';
-import { describeApps } from '../auth/apps.js';
+import { describeAppById, describeApps } from '../auth/apps.js';
 import { authorizationHeader, type ClientCredentials } from '../auth/client.js';
 import { API_PREFIX } from '../http/routing.js';
 import { CliError, reportErrors, userByName, withServices } from './context.js';
@@ -17,9 +17,12 @@ export function registerRequestCommand(program: Command): void {
     .description('Make a signed API request as a user and print status, headers and body.')
     .requiredOption(
       '--user <username>',
-      'act as this user, with one of their apps (or a third-party token for them)',
+      'act as this user: with their first live dedicated app, or with --app',
     )
-    .option('--app <idApp>', 'which app to sign with (default: the first dedicated app)')
+    .option(
+      '--app <idApp>',
+      "which app to sign with: one of the user's, or a third-party app holding a token for them",
+    )
     .option('--json', 'ask for JSON (the output.json segment)')
     .option('--body <file>', 'send this file as the XML request body')
     .option('--base-url <url>', 'server address (default: PUBLIC_BASE_URL or http://HOST:PORT)')
@@ -94,12 +97,28 @@ async function pickCredentials(
   idUser: number,
   idApp: string | undefined,
 ): Promise<ClientCredentials> {
-  const all = await describeApps(services, idUser);
-  // An app named explicitly is used even when revoked, so the 401 can be seen; otherwise live ones.
-  const live = all.filter((a) => !a.revoked);
-  const chosen = idApp
-    ? all.find((a) => a.idApp === Number(idApp))
-    : (live.find((a) => a.kind === 'dedicated') ?? live[0]);
+  if (idApp !== undefined) {
+    // An app named explicitly is used even when it or its token is revoked, so the 401 can be seen;
+    // it may be another user's third-party app that holds a token for this user.
+    const app = /^\d{1,9}$/.test(idApp) ? await describeAppById(services, Number(idApp)) : undefined;
+    const mine = app?.idOwner === idUser;
+    const tokens = app?.accessTokens.filter((t) => t.idUser === idUser) ?? [];
+    const token = tokens.find((t) => !t.revoked) ?? tokens.at(-1);
+    if (!app || (!mine && !token))
+      throw new CliError(`This user has no app ${idApp}, nor a token of app ${idApp}.`);
+    return {
+      appToken: app.appToken,
+      appSecret: app.appSecret,
+      accessToken: token?.token ?? '',
+      accessTokenSecret: token?.secret ?? '',
+    };
+  }
+  const live = (await describeApps(services, idUser)).filter((a) => !a.revoked);
+  // The first live dedicated app, else any live app that can act for the user (a widget app needs
+  // no token; a third-party app of the user's own needs one for them).
+  const chosen =
+    live.find((a) => a.kind === 'dedicated') ??
+    live.find((a) => a.kind === 'widget' || a.accessTokens.some((t) => t.idUser === idUser));
   if (chosen) {
     const token = chosen.accessTokens.find((t) => t.idUser === idUser);
     return {
@@ -110,8 +129,6 @@ async function pickCredentials(
     };
   }
   throw new CliError(
-    idApp
-      ? `This user has no app ${idApp}.`
-      : 'This user has no app: create one with `cardbazaar app create --user NAME --kind dedicated`.',
+    'This user has no live app: create one with `cardbazaar app create --user NAME --kind dedicated`.',
   );
 }
