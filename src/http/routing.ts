@@ -8,8 +8,8 @@ import type {
 } from 'fastify';
 import type { AuthContext } from '../auth/authenticate.js';
 import { ApiError } from '../errors.js';
-import { assertCleanText } from './clean-text.js';
 import type { AppKind } from '../store/schema.js';
+import { assertCleanText } from './clean-text.js';
 import { type Format, formatOf } from './format.js';
 import { sendTree } from './reply.js';
 import type { Tree, XmlObject } from './xml.js';
