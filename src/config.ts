@@ -216,7 +216,7 @@ export const SETTINGS = [
     env: 'OAUTH_WINDOW_SECONDS',
     flag: '--oauth-window-seconds',
     description:
-      'How far an `oauth_timestamp` may be from the server time, in seconds; nonces are remembered for twice as long.',
+      'How far an `oauth_timestamp` may be from the server time, in seconds; a nonce is remembered until its timestamp has left the window (in Redis, twice as long).',
     default: '900',
     parse: int(1, 7 * 24 * 3600),
   }),
@@ -242,7 +242,7 @@ export const SETTINGS = [
     env: 'REDIS_URL',
     flag: '--redis-url',
     description:
-      'Redis for state shared by several instances (OAuth nonces, limits); unset keeps it in process memory.',
+      'Redis for state shared by several instances (OAuth nonces, limits); unset keeps nonces in the database and limit counts in process memory.',
     default: undefined,
     parse: optional,
   }),

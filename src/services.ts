@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { loadOrCreateKey, sandboxKeyFile } from './auth/credentials.js';
-import { MemoryNonceStore, type NonceStore, RedisNonceStore } from './auth/nonces.js';
+import { DatabaseNonceStore, type NonceStore, RedisNonceStore } from './auth/nonces.js';
 import { type Clock, OffsetClock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import type { DomainContext } from './domain/context.js';
@@ -78,6 +78,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       }
     }
 
+    const wallClock = overrides.wallClock ?? systemClock;
     let redis: Redis | undefined;
     let nonces: NonceStore;
     if (config.redisUrl) {
@@ -96,10 +97,13 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       });
       nonces = new RedisNonceStore(redis);
     } else {
-      nonces = new MemoryNonceStore();
+      nonces = new DatabaseNonceStore(
+        database,
+        () => wallClock.now(),
+        config.oauthWindowSeconds,
+        (err) => log.error({ err }, 'pruning OAuth nonces failed'),
+      );
     }
-
-    const wallClock = overrides.wallClock ?? systemClock;
     const limits = createLimitStore(config, redis, wallClock);
     closers.push(() => limits.close());
 

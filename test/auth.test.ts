@@ -5,6 +5,7 @@ import { createAccessToken, revokeAccessTokenById, revokeAppById } from '../src/
 import {
   ApiClient,
   BASE,
+  countRows,
   createTestApp,
   createTestClient,
   createTestUser,
@@ -293,6 +294,7 @@ for (const dialect of DIALECTS) {
           `OAuth realm="${url}", ${Object.entries(h.params)
             .map(([k, v]) => `${k}="${enc(v)}"`)
             .join(', ')}${extra}, oauth_signature="${enc(h.signature)}"`;
+        const nonces = await countRows(server, 'oauthNonces');
         await check(
           await send(header(handSign(cred, { url, nonce: 'n'.repeat(65) }))),
           'malformed_header',
@@ -309,6 +311,7 @@ for (const dialect of DIALECTS) {
           'malformed_header',
           /oauth_callback.*512/,
         );
+        assert.equal(await countRows(server, 'oauthNonces'), nonces);
         // The bounds themselves are allowed.
         assert.equal((await send(header(handSign(cred, { url, nonce: 'n'.repeat(64) })))).statusCode, 200);
       });

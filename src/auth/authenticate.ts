@@ -200,7 +200,7 @@ export async function authenticate(request: FastifyRequest, services: Services):
   }
 
   const nonceKey = `${app.idApp}:${idAccessToken ?? 0}:${params.get('oauth_nonce')}`;
-  if (await services.nonces.seen(nonceKey, windowSeconds * 2000)) {
+  if (await services.nonces.seen({ timestamp: Number(timestamp), nonceKey }, windowSeconds)) {
     throw unauthorized('This oauth_nonce has been used already: every request needs a new nonce.', {
       code: 'reused_nonce',
     });

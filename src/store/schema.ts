@@ -466,6 +466,14 @@ export interface ImportedPriceGuidesTable {
   importedAt: number;
 }
 
+/** Nonces of accepted requests, kept while their timestamp is inside the OAuth window. */
+export interface OAuthNoncesTable {
+  /** The request's `oauth_timestamp`, in seconds. */
+  timestamp: number;
+  /** `idApp:idAccessToken:nonce` (0 for a widget app's missing token). */
+  nonceKey: string;
+}
+
 export interface DB {
   users: UsersTable;
   apps: AppsTable;
@@ -499,6 +507,7 @@ export interface DB {
   productSearchNames: ProductSearchNamesTable;
   productSearchWords: ProductSearchWordsTable;
   importedPriceGuides: ImportedPriceGuidesTable;
+  oauthNonces: OAuthNoncesTable;
 }
 
 export type User = Selectable<UsersTable>;
