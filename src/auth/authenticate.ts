@@ -3,10 +3,10 @@ import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { forbidden, unauthorized } from '../errors.js';
 import { publicOrigin, rawPathAndQuery } from '../http/origin.js';
 import type { Services } from '../services.js';
-import { findAccessToken, findAppByTokenHash } from '../store/apps.js';
+import { credentialState, findAccessToken, findAppByTokenHash } from '../store/apps.js';
 import type { AppKind } from '../store/schema.js';
 import { accessTokenCredential, appCredential } from './apps.js';
-import { cacheApp, cachedApp, cachedToken, cacheToken } from './cache.js';
+import { type CachedToken, cacheApp, cachedApp, cachedToken, cacheToken } from './cache.js';
 import { hashToken } from './credentials.js';
 import { OAuthHeaderError, parseAuthorizationHeader, signingKey, verifySignature } from './oauth.js';
 
@@ -104,22 +104,69 @@ export async function authenticate(request: FastifyRequest, services: Services):
   }
 
   const db = services.database.db;
+  // Read before any credential row: rows read after it are at least this fresh, so an entry
+  // checked at this version has seen every revocation the version has.
+  const credentialsVersion = await services.credentialsVersion.current();
   const now = services.wallClock.now();
   const appToken = params.get('oauth_consumer_key')!;
   let appEntry = cachedApp(appToken, now);
+  const appFromCache = appEntry !== undefined;
   if (!appEntry) {
     const found = await findAppByTokenHash(db, hashToken(appToken));
     if (found) {
       const secret = appCredential(services.serverKey, found).secret;
-      appEntry = { app: found, secret, widgetKey: createSecretKey(Buffer.from(signingKey(secret, ''))) };
+      appEntry = {
+        app: found,
+        checkedAt: credentialsVersion,
+        secret,
+        widgetKey: createSecretKey(Buffer.from(signingKey(secret, ''))),
+      };
       cacheApp(appToken, appEntry, now);
     }
   }
   if (!appEntry) throw unauthorized('Unknown app token (oauth_consumer_key).', { code: 'unknown_app_token' });
   const app = appEntry.app;
-  if (app.revokedAt !== null) throw unauthorized('This app has been revoked.', { code: 'revoked_app' });
 
   const tokenValue = params.get('oauth_token')!;
+  let tokenEntry: CachedToken | undefined;
+  let tokenFromCache = false;
+  if (app.kind !== 'widget' && tokenValue !== '') {
+    tokenEntry = cachedToken(app.idApp, tokenValue, now);
+    tokenFromCache = tokenEntry !== undefined;
+    if (!tokenEntry) {
+      const found = await findAccessToken(db, app.idApp, hashToken(tokenValue));
+      if (found) {
+        const tokenSecret = accessTokenCredential(services.serverKey, found).secret;
+        tokenEntry = {
+          token: found,
+          checkedAt: credentialsVersion,
+          key: createSecretKey(Buffer.from(signingKey(appEntry.secret, tokenSecret))),
+        };
+        cacheToken(app.idApp, tokenValue, tokenEntry, now);
+      }
+    }
+  }
+
+  // Something was revoked somewhere since a cached entry was checked (a logout, `token revoke` in
+  // another process, another instance): read whether this app and token are still live.
+  let appRevokedAt = app.revokedAt;
+  let tokenRevokedAt = tokenEntry?.token.revokedAt ?? null;
+  if (
+    (appFromCache && appEntry.checkedAt !== credentialsVersion) ||
+    (tokenFromCache && tokenEntry!.checkedAt !== credentialsVersion)
+  ) {
+    const live = await credentialState(db, app.idApp, tokenEntry?.token.idAccessToken ?? 0);
+    if (!live) throw unauthorized('Unknown app token (oauth_consumer_key).', { code: 'unknown_app_token' });
+    appRevokedAt = live.appRevokedAt;
+    tokenRevokedAt = live.tokenRevokedAt;
+    if (tokenEntry && live.idAccessToken === null) tokenEntry = undefined;
+    if (appRevokedAt === null && tokenRevokedAt === null) {
+      appEntry.checkedAt = credentialsVersion;
+      if (tokenEntry) tokenEntry.checkedAt = credentialsVersion;
+    }
+  }
+  if (appRevokedAt !== null) throw unauthorized('This app has been revoked.', { code: 'revoked_app' });
+
   let idUser: number | null = null;
   let idAccessToken: number | null = null;
   let key: KeyObject = appEntry.widgetKey;
@@ -138,25 +185,13 @@ export async function authenticate(request: FastifyRequest, services: Services):
         code: 'missing_access_token',
       });
     }
-    let tokenEntry = cachedToken(app.idApp, tokenValue, now);
-    if (!tokenEntry) {
-      const found = await findAccessToken(db, app.idApp, hashToken(tokenValue));
-      if (found) {
-        const tokenSecret = accessTokenCredential(services.serverKey, found).secret;
-        tokenEntry = {
-          token: found,
-          key: createSecretKey(Buffer.from(signingKey(appEntry.secret, tokenSecret))),
-        };
-        cacheToken(app.idApp, tokenValue, tokenEntry, now);
-      }
-    }
     if (!tokenEntry) {
       throw unauthorized('Unknown access token (oauth_token) for this app.', {
         code: 'unknown_access_token',
       });
     }
     const token = tokenEntry.token;
-    if (token.revokedAt !== null) {
+    if (tokenRevokedAt !== null) {
       throw unauthorized('This access token has been revoked.', { code: 'revoked_access_token' });
     }
     if (token.expiresAt !== null && token.expiresAt <= services.clock.now()) {
