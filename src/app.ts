@@ -9,6 +9,7 @@ import { authenticationHook } from './auth/authenticate.js';
 import { ApiError } from './errors.js';
 import { checkExpect, EXPECT_LIMIT, installBodyParsing } from './http/body.js';
 import { clientErrorHandler } from './http/client-errors.js';
+import { installConnectionCap, timeoutOptions } from './http/connections.js';
 import { installCors, setCorsHeaders } from './http/cors.js';
 import { rewriteFormatSegment } from './http/format.js';
 import { sendError } from './http/reply.js';
@@ -49,6 +50,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
     rewriteUrl: rewriteFormatSegment,
     bodyLimit: config.bodyLimit,
+    ...timeoutOptions(config),
     exposeHeadRoutes: false,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
@@ -80,6 +82,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     app.server.emit('request', req, res);
   });
 
+  installConnectionCap(app, config);
   installCors(app);
   installVersions(app, config, services.wallClock);
   app.addHook('onRequest', (request, _reply, done) => {

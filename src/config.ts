@@ -20,6 +20,12 @@ export interface Config {
   oldBaseUrls: string[];
   oldBaseUrlCutoff: number;
   bodyLimit: number;
+  /** Slow-client bounds (src/http/connections.ts): headers, whole request, idle keep-alive, no progress. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  socketIdleTimeoutMs: number;
+  maxConnectionsPerAddress: number;
   oauthWindowSeconds: number;
   logLevel: string;
   demoData: boolean;
@@ -212,6 +218,50 @@ export const SETTINGS = [
     parse: int(1024, 64 * 1024 * 1024),
   }),
   setting({
+    key: 'headersTimeoutMs',
+    env: 'HEADERS_TIMEOUT',
+    flag: '--headers-timeout',
+    description:
+      'How long a client has to send the request line and headers (e.g. 10s), counted from the connection or the previous answer; then 408 and the connection closes.',
+    default: '10s',
+    parse: duration(1),
+  }),
+  setting({
+    key: 'requestTimeoutMs',
+    env: 'REQUEST_TIMEOUT',
+    flag: '--request-timeout',
+    description:
+      'How long a client has to send a whole request, body included (e.g. 60s; at least HEADERS_TIMEOUT); then 408 and the connection closes. The answer may take longer.',
+    default: '60s',
+    parse: duration(1),
+  }),
+  setting({
+    key: 'keepAliveTimeoutMs',
+    env: 'KEEP_ALIVE_TIMEOUT',
+    flag: '--keep-alive-timeout',
+    description: 'How long a kept-alive connection may stay idle between requests before it is closed.',
+    default: '5s',
+    parse: duration(1),
+  }),
+  setting({
+    key: 'socketIdleTimeoutMs',
+    env: 'SOCKET_IDLE_TIMEOUT',
+    flag: '--socket-idle-timeout',
+    description:
+      'A connection on which no byte moves either way for this long is closed (e.g. a client that stopped reading its answer).',
+    default: '120s',
+    parse: duration(1),
+  }),
+  setting({
+    key: 'maxConnectionsPerAddress',
+    env: 'MAX_CONNECTIONS_PER_ADDRESS',
+    flag: '--max-connections-per-address',
+    description:
+      'Open connections one client address may hold; the next is answered 429 and closed. 0: no cap. Not applied with TRUST_PROXY (every client then connects from the proxy).',
+    default: '64',
+    parse: int(0, 1_000_000),
+  }),
+  setting({
     key: 'oauthWindowSeconds',
     env: 'OAUTH_WINDOW_SECONDS',
     flag: '--oauth-window-seconds',
@@ -389,6 +439,11 @@ export function loadConfig(
       throw new ConfigError('production mode needs PUBLIC_BASE_URL (the address clients sign)');
     }
     config.demoData = false;
+  }
+  if (config.headersTimeoutMs > config.requestTimeoutMs) {
+    throw new ConfigError(
+      'HEADERS_TIMEOUT cannot be longer than REQUEST_TIMEOUT (the headers are part of the request)',
+    );
   }
   if (config.publicBaseUrl && !/^https?:\/\/[^/]+/i.test(config.publicBaseUrl)) {
     throw new ConfigError('PUBLIC_BASE_URL must start with http:// or https://');

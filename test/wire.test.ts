@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { createCoupon } from '../src/domain/account.js';
 import { findCoupon } from '../src/store/coupons.js';
 import {
@@ -272,12 +273,24 @@ describe('unexpected faults', () => {
   it('answer 500 with the error body and a request id, never a stack trace', async () => {
     const server = await startTestServer();
     const { api } = await createTestClient(server);
-    await server.services.database.close();
+    // A fault inside the route: the table behind the account's unread count is gone. (A database
+    // that is down altogether is a 503 from the authentication, which needs it first.)
+    await sql`drop table "messages"`.execute(server.services.database.db);
     const res = await api.get('/account', { json: true });
     assert.equal(res.status, 500);
     assert.equal(res.json.http_status_code, 500);
     assert.match(res.json.mkm_error_description, /request id [0-9a-f]{16}/);
     assert.doesNotMatch(res.text, /at .*\.ts:\d+/);
+    await server.close();
+  });
+
+  it('a database that is down answers 503 with the error body: requests cannot be verified', async () => {
+    const server = await startTestServer();
+    const { api } = await createTestClient(server);
+    await server.services.database.close();
+    const res = await api.get('/account', { json: true });
+    assert.equal(res.status, 503);
+    assert.match(res.json.mkm_error_description, /cannot be verified/);
     await server.app.close();
   });
 });

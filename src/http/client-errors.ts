@@ -23,6 +23,19 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
     description =
       'The request is not valid HTTP (a header holds a character HTTP forbids, or the request line is malformed).';
   }
+  if (socket.writable) socket.end(rawErrorResponse(status, description));
+  else socket.destroy(err);
+}
+
+/**
+ * A whole HTTP/1.1 error answer as bytes, for a socket Fastify never got a request from: the API's
+ * error body in XML, the CORS headers, and `Connection: close`.
+ */
+export function rawErrorResponse(
+  status: number,
+  description: string,
+  headers: Record<string, string> = {},
+): Buffer {
   const body = Buffer.from(toXml(errorBody(status, description)));
   const head = [
     `HTTP/1.1 ${status} ${STATUS_TEXT[status]}`,
@@ -30,8 +43,8 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
     `Content-Length: ${body.length}`,
     ...Object.entries(STATIC_HEADERS).map(([k, v]) => `${k}: ${v}`),
     'Access-Control-Allow-Methods: OPTIONS',
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
     'Connection: close',
   ];
-  if (socket.writable) socket.end(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), body]));
-  else socket.destroy(err);
+  return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), body]);
 }
