@@ -4,6 +4,9 @@
  * response is written.
  */
 
+/** Lists a response carries even when empty (an empty element in XML): see `presentList`. */
+export { presentList } from '../http/xml.js';
+
 /** Money: a JSON number with at most two decimals, and exactly two decimals in XML. */
 export class Money {
   constructor(readonly cents: number) {}

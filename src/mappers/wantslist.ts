@@ -10,7 +10,7 @@ import type { WantslistRow } from '../store/wants.js';
 import { mapProductListed } from './catalog-product.js';
 import { mapGame } from './game.js';
 import { mapMetaproduct } from './metaproduct.js';
-import { link, money } from './values.js';
+import { link, money, presentList } from './values.js';
 
 /**
  * Wantslist and Want (reference §2.17), shaped like the recorded responses of the real API: a list
@@ -22,7 +22,7 @@ export function mapWantslist(list: WantslistRow, items?: WantView[]) {
     game: mapGame(list.game, { withLinks: false }),
     name: list.name,
     itemCount: list.itemCount,
-    item: items?.map(mapWant),
+    item: items && presentList(items.map(mapWant)),
     links: items ? undefined : [link('self', `/wantslist/${list.idWantslist}`)],
   };
 }

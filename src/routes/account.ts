@@ -6,6 +6,7 @@ import { boolean, integer, strings } from '../http/fields.js';
 import { ok, type Router, USER_KINDS } from '../http/routing.js';
 import { accountLinks, mapAccount, mapCoupon } from '../mappers/account.js';
 import type { Services } from '../services.js';
+import { presentList } from '../mappers/values.js';
 
 /** Account management (spec §2.1, §4.1; reference §1.2). */
 export function accountRoutes(r: Router, services: Services): void {
@@ -48,7 +49,11 @@ export function accountRoutes(r: Router, services: Services): void {
     const body = requireBody(req.body, '<couponCode>…</couponCode>');
     const codes = strings(body, 'couponCode').map((c) => c.trim());
     const { account, coupon } = await redeemCoupons(services, req.auth.idUser!, codes);
-    return ok({ account: mapAccount(account), coupon: coupon.map(mapCoupon), links: accountLinks() });
+    return ok({
+      account: mapAccount(account),
+      coupon: presentList(coupon.map(mapCoupon)),
+      links: accountLinks(),
+    });
   });
 
   // Third-party apps only: ends the session of the user the app acts for.

@@ -20,6 +20,7 @@ import { mapPricedMethod } from '../mappers/shipping-method.js';
 import { mapCartFailure, mapShoppingCart } from '../mappers/shopping-cart.js';
 import type { Services } from '../services.js';
 import type { PostalAddress } from '../store/reservations.js';
+import { presentList } from '../mappers/values.js';
 
 /** One `<article>` of a cart request: `idArticle` and a positive `count` (or its synonym `amount`). */
 function cartItem(a: XmlObject): CartItem {
@@ -88,7 +89,7 @@ export function shoppingCartRoutes(r: Router, services: Services): void {
       );
     }
     const { cart, failed } = await changeCart(services, req.auth.idUser!, action, articles.map(cartItem));
-    return ok({ ...mapShoppingCart(cart), failed: failed.map(mapCartFailure) });
+    return ok({ ...mapShoppingCart(cart), failed: presentList(failed.map(mapCartFailure)) });
   });
 
   r.delete('/shoppingcart', { kinds: USER_KINDS }, async (req) => {
