@@ -93,6 +93,17 @@ for (const dialect of DIALECTS) {
         }
       });
 
+      it('answers 415 for a charset it does not know, changing nothing', async () => {
+        const code = await createCoupon(server.services, 100);
+        const res = await api.post('/account/coupon', xmlRequest(`<couponCode>${code}</couponCode>`), {
+          headers: { 'content-type': 'application/xml; charset=x-klingon' },
+          json: true,
+        });
+        assert.equal(res.status, 415, res.text);
+        assert.match(res.json.mkm_error_description, /x-klingon/);
+        assert.equal((await findCoupon(server.services.database.db, code))?.redeemedBy, null);
+      });
+
       it('decodes an ISO-8859-1 body by its charset', async () => {
         const code = await createCoupon(server.services, 100, 'CAFÉ-LATIN1');
         const body = Buffer.from(xmlRequest(`<couponCode>${code}</couponCode>`), 'latin1');
