@@ -8,7 +8,13 @@ import type { AppKind } from '../store/schema.js';
 import { accessTokenCredential, appCredential } from './apps.js';
 import { type CachedToken, cacheApp, cachedApp, cachedToken, cacheToken } from './cache.js';
 import { hashToken } from './credentials.js';
-import { OAuthHeaderError, parseAuthorizationHeader, signingKey, verifySignature } from './oauth.js';
+import {
+  OAuthHeaderError,
+  parseAuthorizationHeader,
+  type SignatureInput,
+  signingKey,
+  verifySignature,
+} from './oauth.js';
 
 /** Who is calling: set on every authenticated request, read by routes and limits. */
 export interface AuthContext {
@@ -219,12 +225,19 @@ export async function authenticate(request: FastifyRequest, services: Services):
   const oauthParams: Array<[string, string]> = [];
   for (const [k, v] of params)
     if (k.startsWith('oauth_') && k !== 'oauth_signature') oauthParams.push([k, v]);
-  const result = verifySignature(
-    { method: request.method, origin, path: basePath + path, rawQuery: query, oauthParams },
-    params.get('oauth_signature')!,
-    key,
-  );
+  const signed = { method: request.method, origin, path: basePath + path, rawQuery: query, oauthParams };
+  const result = verifySignature(signed, params.get('oauth_signature')!, key);
   if (!result.ok) {
+    // Spec §7: a redirected request signed for the original URL is a 403, so the client learns
+    // to sign the 307's Location itself rather than that its keys are wrong.
+    for (const original of beforeRedirect(signed)) {
+      if (verifySignature(original, params.get('oauth_signature')!, key).ok) {
+        throw forbidden(
+          'This request is signed for the URL without the pagination the 307 redirect added: a redirected request needs a signature of its own. Sign the exact URL of the Location header (its path and its start and maxResults parameters) and send it again.',
+          { code: 'redirect_not_resigned' },
+        );
+      }
+    }
     if (services.config.mode === 'sandbox') {
       throw unauthorized(
         `Invalid signature. The server signed this base string (sandbox mode shows it; production does not): ${result.canonicalBaseString}`,
@@ -242,6 +255,20 @@ export async function authenticate(request: FastifyRequest, services: Services):
   }
 
   return { idApp: app.idApp, kind: app.kind, idOwner: app.idUser, idUser, idAccessToken };
+}
+
+/**
+ * The URLs a request could have been signed for before a pagination redirect (`paginatedLocation`
+ * adds `start` and `maxResults` to the query, or a `/1` to the path): checked only when the
+ * signature failed, so they cost nothing on the requests that pass.
+ */
+function beforeRedirect(signed: SignatureInput): SignatureInput[] {
+  const out: SignatureInput[] = [];
+  const pairs = signed.rawQuery.split('&').filter((p) => p !== '');
+  const kept = pairs.filter((p) => !/^(start|maxResults)(=|$)/.test(p));
+  if (kept.length < pairs.length) out.push({ ...signed, rawQuery: kept.join('&') });
+  if (/\/1\/?$/.test(signed.path)) out.push({ ...signed, path: signed.path.replace(/\/1\/?$/, '') });
+  return out;
 }
 
 const KIND_NAMES: Record<AppKind, string> = {
