@@ -69,6 +69,11 @@ for (const dialect of DIALECTS) {
         assert.match(res.text, /<mkm_error_description>[^<]*\/ws\/v2\.0/);
         const json = await api.requestUrl('GET', `${BASE}/ws/v1.1/output.json/account`);
         assert.equal(json.status, 410);
+        assert.match(String(json.headers['content-type']), /^application\/json/);
+        assert.equal(json.json.http_status_code, 410);
+        assert.match(json.json.mkm_error_description, /\/ws\/v2\.0/);
+        const xml = await api.requestUrl('GET', `${BASE}/ws/v1.1/output.xml/stock`);
+        assert.match(xml.text, /<http_status_code>410<\/http_status_code>/);
       });
 
       it('answers 410 for version 1.0 paths with credentials in them', async () => {
@@ -266,7 +271,8 @@ describe('old base addresses', () => {
   it('are served with Deprecation and Sunset headers before the cutoff', async () => {
     const res = await api.requestUrl('GET', 'http://old.cardbazaar.test/ws/v2.0/account');
     assert.equal(res.status, 200, res.text);
-    assert.equal(res.headers.deprecation, 'true');
+    // RFC 9745: `@` and the cutoff in epoch seconds, beside Sunset (RFC 8594) with the same date.
+    assert.equal(res.headers.deprecation, `@${Date.UTC(2027, 0, 1) / 1000}`);
     assert.equal(res.headers.sunset, 'Fri, 01 Jan 2027 00:00:00 GMT');
     const current = await api.get('/account');
     assert.equal(current.headers.deprecation, undefined);
