@@ -24,6 +24,14 @@ import { presentList } from '../mappers/values.js';
 
 /** One `<article>` of a cart request: `idArticle` and a positive `count` (or its synonym `amount`). */
 function cartItem(a: XmlObject): CartItem {
+  if (a.action !== undefined) {
+    // Spec §4.2: one request performs only adds or only removes, named once at the top level; an
+    // action inside an article would otherwise be ignored, and the article added when removal was meant.
+    throw badRequest(
+      'One request performs only adds or only removes: send one <action> at the top level of <request>, none inside an <article>.',
+      { field: 'action' },
+    );
+  }
   const idArticle = requireInteger(a, 'idArticle', { min: 1 });
   const count = integer(a, 'count', { min: 1 });
   const amount = integer(a, 'amount', { min: 1 });
