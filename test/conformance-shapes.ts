@@ -650,16 +650,30 @@ export function want(type: 'product' | 'metaproduct') {
 }
 
 /** An export request (reference §1.3, §1.6). */
+const DATE_TIME_TEXT = check((v, path) =>
+  assert.match(String(v), /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/, `${path}: YYYY-MM-DD HH:MM:SS`),
+);
+
+/** An export request as the live API recorded a user-offer export (no idGame; url "" until ready). */
 export const EXPORT = {
   idRequest: 'int',
   idUser: 'int',
   status: 'string',
-  startedAt: 'timestamp',
-  finishedAt: 'timestamp|null',
+  startedAt: DATE_TIME_TEXT,
+  finishedAt: DATE_TIME_TEXT,
   type: 'string',
   resourceId: 'string',
-  idGame: 'int|null',
-  url: 'string|null',
+  url: 'string',
+};
+
+/** The 202 of an export request: exactly the live API's status body. */
+export const EXPORT_ACCEPTED = {
+  mkm_error_description: eq(
+    'The request has been accepted for processing, but the processing has not been completed.',
+  ),
+  http_status_code: eq(202),
+  http_status_code_description: eq('Accepted'),
+  rfc2616_description_link: eq('https://www.rfc-editor.org/rfc/rfc9110.html#name-status-codes'),
 };
 
 /** The error body (reference §3), also the status fields of a 202. */

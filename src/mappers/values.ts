@@ -82,6 +82,19 @@ export function formatTimestamp(ms: number): string {
   );
 }
 
+/**
+ * `2023-06-22 14:30:04`: Berlin time without a zone, the database form the live API's export
+ * records show (an unfinished export's `finishedAt` is `0000-00-00 00:00:00`).
+ */
+export function dateTimeText(ms: number | null): string {
+  if (ms === null) return '0000-00-00 00:00:00';
+  const d = new Date(ms + berlinOffsetMinutes(ms) * 60_000);
+  return (
+    `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}` +
+    ` ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`
+  );
+}
+
 export function timestamp(ms: number): string;
 export function timestamp(ms: number | null | undefined): string | null;
 export function timestamp(ms: number | null | undefined): string | null {
