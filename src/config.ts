@@ -44,6 +44,8 @@ export interface Config {
   reservationExpiryMs: number;
   /** How long after an order's last state change `cancel` becomes possible (trading). */
   cancelWaitingPeriodMs: number;
+  /** How long after `sent` the buyer may report an order lost (trading). */
+  lostWaitPeriodMs: number;
   priceGuideMinutes: number;
 }
 
@@ -396,6 +398,15 @@ export const SETTINGS = [
     description:
       'How long after its last state change an order may be cancelled with `cancel` (the seller of an unpaid order, the buyer of a paid one), e.g. 7d.',
     default: '7d',
+    parse: duration(0),
+  }),
+  setting({
+    key: 'lostWaitPeriodMs',
+    env: 'LOST_WAIT_PERIOD',
+    flag: '--lost-wait-period',
+    description:
+      'How long after an order was sent its buyer may request its cancellation as lost (e.g. 14d); the seller accepting makes it `lost` and refunds the buyer.',
+    default: '14d',
     parse: duration(0),
   }),
   setting({

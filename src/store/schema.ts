@@ -422,6 +422,8 @@ export interface SellerStatsTable {
   shippingTimeTotalMs: number;
   ratedEvaluations: number;
   evaluationGradeTotal: number;
+  /** Sent orders that became `lost` (behind `lossPercentage`). */
+  lostOrders: number;
 }
 
 /** Localized expansion names (1 EN … 5 IT); English is also `expansions.enName`. */
