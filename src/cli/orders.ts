@@ -44,7 +44,7 @@ export function registerOrderCommands(program: Command): void {
   order
     .command('lost <idOrder>')
     .description(
-      'Settle a sent order as lost (the parcel never arrived): the buyer gets back what the order held, the seller\'s loss is counted.',
+      "Settle a sent order as lost (the parcel never arrived): the buyer gets back what the order held, the seller's loss is counted.",
     )
     .option('--reason <text>', "why (default: the buyer's report, if any)")
     .action(

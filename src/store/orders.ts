@@ -340,7 +340,13 @@ export async function addSellerStats(
         lostOrders: eb('sellerStats.lostOrders', '+', values.lostOrders),
       })),
     )
-    .returning(['shippedOrders', 'shippingTimeTotalMs', 'ratedEvaluations', 'evaluationGradeTotal', 'lostOrders'])
+    .returning([
+      'shippedOrders',
+      'shippingTimeTotalMs',
+      'ratedEvaluations',
+      'evaluationGradeTotal',
+      'lostOrders',
+    ])
     .executeTakeFirstOrThrow();
   return {
     shippedOrders: Number(row.shippedOrders),

@@ -468,6 +468,19 @@ export interface ImportedPriceGuidesTable {
   importedAt: number;
 }
 
+/** A seller activation in progress (reference §1.2): the two transfers to the given bank account. */
+export interface SellerActivationsTable {
+  idUser: number;
+  requestedAt: number;
+  /** When the transfers arrive (the next marketplace day): `sellerActivation` 2 from then on. */
+  transfersAt: number;
+  /** The two amounts, in cents, that PUT /account/selleractivation must name. */
+  transfer1: number;
+  transfer2: number;
+  /** Wrong answers so far; the activation starts over after MAX_ACTIVATION_ATTEMPTS. */
+  failedAttempts: number;
+}
+
 /** Nonces of accepted requests, kept while their timestamp is inside the OAuth window. */
 export interface OAuthNoncesTable {
   /** The request's `oauth_timestamp`, in seconds. */
@@ -510,9 +523,11 @@ export interface DB {
   productSearchWords: ProductSearchWordsTable;
   importedPriceGuides: ImportedPriceGuidesTable;
   oauthNonces: OAuthNoncesTable;
+  sellerActivations: SellerActivationsTable;
 }
 
 export type User = Selectable<UsersTable>;
+export type SellerActivationRow = Selectable<SellerActivationsTable>;
 export type NewUser = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type App = Selectable<AppsTable>;
