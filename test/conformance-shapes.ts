@@ -516,7 +516,7 @@ export const EVALUATION = {
   packaging: 'int',
   speed: 'int|null',
   comment: 'string',
-  complaint: list('string', 0),
+  complaint: presentList('string'),
 };
 
 /** The cancellation request of one party: null, or the reason and when. */
@@ -641,7 +641,7 @@ export function want(type: 'product' | 'metaproduct') {
     mailAlert: 'boolean',
     type: eq(type),
     ...target,
-    idLanguage: list('int', 0),
+    idLanguage: presentList('int'),
     minCondition: 'string',
     isFoil: 'boolean|null',
     isSigned: 'boolean|null',

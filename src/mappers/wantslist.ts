@@ -67,7 +67,8 @@ export function mapWant(view: WantView) {
     out.idMetaproduct = want.idMetaproduct;
     out.metaproduct = view.metaproduct ? mapMetaproduct(view.metaproduct, view.idLanguage) : null;
   }
-  out.idLanguage = wantLanguages(want);
+  // Empty means any language; an empty element in XML, as `editItem` takes it.
+  out.idLanguage = presentList(wantLanguages(want));
   out.minCondition = want.minCondition;
   const gameFlags = gameRules(view.idGame).flags as readonly string[];
   for (const flag of WANT_FLAGS) {
