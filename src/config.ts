@@ -241,7 +241,8 @@ export const SETTINGS = [
     key: 'keepAliveTimeoutMs',
     env: 'KEEP_ALIVE_TIMEOUT',
     flag: '--keep-alive-timeout',
-    description: 'How long a kept-alive connection may stay idle between requests before it is closed.',
+    description:
+      "How long a kept-alive connection may stay idle between requests before it is closed; behind a load balancer, longer than the balancer's own idle timeout.",
     default: '5s',
     parse: duration(1),
   }),
