@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
@@ -8,11 +10,12 @@ import Fastify, {
 import { authenticationHook } from './auth/authenticate.js';
 import { ApiError } from './errors.js';
 import { checkExpect, EXPECT_LIMIT, installBodyParsing } from './http/body.js';
-import { clientErrorHandler } from './http/client-errors.js';
+import { clientErrorHandler, rawErrorResponse } from './http/client-errors.js';
+import { installConnectionCap, timeoutOptions } from './http/connections.js';
 import { installCors, setCorsHeaders } from './http/cors.js';
 import { rewriteFormatSegment } from './http/format.js';
 import { sendError } from './http/reply.js';
-import { type Router as ApiRouter, Router } from './http/routing.js';
+import { API_PREFIX, type RouteConfig, type Router as ApiRouter, Router } from './http/routing.js';
 import { installVersions } from './http/versions.js';
 import { limitHooks } from './limits/hook.js';
 import { installLimitsOperator } from './limits/operator.js';
@@ -36,6 +39,16 @@ export interface BuildOptions {
  */
 export async function buildApp(services: Services, options: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = services;
+  const router = new Router();
+  (options.routes ?? registerRoutes)(router, services);
+  /** The resource's methods for a raw URL Fastify found no route for. */
+  const allowedForUrl = (url: string) =>
+    router.allowedFor(
+      url
+        .split('?')[0]!
+        .replace(/^\/ws\/v2\.0\/output\.(?:json|xml)(?=\/|$)/, API_PREFIX)
+        .slice(API_PREFIX.length),
+    );
   const app = Fastify({
     loggerInstance: services.log as FastifyBaseLogger,
     // One log line per request only when debugging: at the default level the log holds what went wrong.
@@ -49,6 +62,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
     rewriteUrl: rewriteFormatSegment,
     bodyLimit: config.bodyLimit,
+    ...timeoutOptions(config),
     exposeHeadRoutes: false,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
@@ -59,6 +73,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     // any other: the API's error body with CORS headers, not Fastify's own JSON.
     frameworkErrors: (error, request, reply) => {
       setCorsHeaders(reply);
+      const allowed = allowedForUrl(request.url);
+      if (allowed) reply.header('Access-Control-Allow-Methods', allowed);
       const status =
         error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 400 : 500;
       const description =
@@ -80,6 +96,26 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     app.server.emit('request', req, res);
   });
 
+  // Node answers an Expect other than 100-continue with a bare 417 of its own (no body, no CORS
+  // headers), even an empty one: hand every such request to the app, where `checkExpect` decides.
+  app.server.on('checkExpectation', (req, res) => {
+    app.server.emit('request', req, res);
+  });
+  // CONNECT is no method of any resource here (this is no proxy); Node would drop the connection.
+  app.server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    const allowed = allowedForUrl(req.url ?? '/') ?? 'OPTIONS';
+    socket.on('error', () => {});
+    socket.end(
+      rawErrorResponse(
+        405,
+        `CONNECT is not allowed on this resource; it accepts ${allowed}.`,
+        { Allow: allowed, 'Access-Control-Allow-Methods': allowed },
+        /\/output\.json(\/|$)/.test(req.url ?? '') ? 'json' : 'xml',
+      ),
+    );
+  });
+
+  installConnectionCap(app, config);
   installCors(app);
   installVersions(app, config, services.wallClock);
   app.addHook('onRequest', (request, _reply, done) => {
@@ -92,8 +128,6 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   });
   installBodyParsing(app);
 
-  const router = new Router();
-  (options.routes ?? registerRoutes)(router, services);
   const limits = limitHooks(services);
   router.install(app, (route) =>
     route.kinds ? [authenticationHook(services, route.kinds), ...limits(route)] : [],
@@ -110,10 +144,26 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   });
 
   app.setNotFoundHandler(async (request, reply) => {
+    // A method Fastify does not route (TRACE, PROPFIND…) on a resource that exists is a wrong method.
+    const allowed = allowedForUrl(request.url);
+    if (allowed) {
+      reply.header('Access-Control-Allow-Methods', allowed).header('Allow', allowed);
+      sendError(
+        request,
+        reply,
+        405,
+        `${request.method} is not allowed on this resource; it accepts ${allowed}.`,
+      );
+      return;
+    }
     sendError(request, reply, 404, `There is no resource at ${request.method} ${request.url.split('?')[0]}.`);
   });
 
   app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
+    // An error raised before the route's own hooks ran (Expect, an old base address) still names
+    // the resource's methods, as every response does (spec §1).
+    const allowed = (request.routeOptions.config as Partial<RouteConfig> | undefined)?.allowedMethods;
+    if (allowed) reply.header('Access-Control-Allow-Methods', allowed);
     if (error instanceof ApiError) {
       reply.headers(error.headers);
       sendError(request, reply, error.status, error.message, error.field, error.code);

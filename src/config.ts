@@ -20,6 +20,12 @@ export interface Config {
   oldBaseUrls: string[];
   oldBaseUrlCutoff: number;
   bodyLimit: number;
+  /** Slow-client bounds (src/http/connections.ts): headers, whole request, idle keep-alive, no progress. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  socketIdleTimeoutMs: number;
+  maxConnectionsPerAddress: number;
   oauthWindowSeconds: number;
   logLevel: string;
   demoData: boolean;
@@ -38,6 +44,8 @@ export interface Config {
   reservationExpiryMs: number;
   /** How long after an order's last state change `cancel` becomes possible (trading). */
   cancelWaitingPeriodMs: number;
+  /** How long after `sent` the buyer may report an order lost (trading). */
+  lostWaitPeriodMs: number;
   priceGuideMinutes: number;
 }
 
@@ -212,11 +220,56 @@ export const SETTINGS = [
     parse: int(1024, 64 * 1024 * 1024),
   }),
   setting({
+    key: 'headersTimeoutMs',
+    env: 'HEADERS_TIMEOUT',
+    flag: '--headers-timeout',
+    description:
+      'How long a client has to send the request line and headers (e.g. 10s), counted from the connection or the previous answer; then 408 and the connection closes.',
+    default: '10s',
+    parse: duration(1),
+  }),
+  setting({
+    key: 'requestTimeoutMs',
+    env: 'REQUEST_TIMEOUT',
+    flag: '--request-timeout',
+    description:
+      'How long a client has to send a whole request, body included (e.g. 60s; at least HEADERS_TIMEOUT); then 408 and the connection closes. The answer may take longer.',
+    default: '60s',
+    parse: duration(1),
+  }),
+  setting({
+    key: 'keepAliveTimeoutMs',
+    env: 'KEEP_ALIVE_TIMEOUT',
+    flag: '--keep-alive-timeout',
+    description:
+      "How long a kept-alive connection may stay idle between requests before it is closed; behind a load balancer, longer than the balancer's own idle timeout.",
+    default: '5s',
+    parse: duration(1),
+  }),
+  setting({
+    key: 'socketIdleTimeoutMs',
+    env: 'SOCKET_IDLE_TIMEOUT',
+    flag: '--socket-idle-timeout',
+    description:
+      'A connection on which no byte moves either way for this long is closed (e.g. a client that stopped reading its answer).',
+    default: '120s',
+    parse: duration(1),
+  }),
+  setting({
+    key: 'maxConnectionsPerAddress',
+    env: 'MAX_CONNECTIONS_PER_ADDRESS',
+    flag: '--max-connections-per-address',
+    description:
+      'Open connections one client address may hold; the next is answered 429 and closed. 0: no cap. Not applied with TRUST_PROXY (every client then connects from the proxy).',
+    default: '64',
+    parse: int(0, 1_000_000),
+  }),
+  setting({
     key: 'oauthWindowSeconds',
     env: 'OAUTH_WINDOW_SECONDS',
     flag: '--oauth-window-seconds',
     description:
-      'How far an `oauth_timestamp` may be from the server time, in seconds; nonces are remembered for twice as long.',
+      'How far an `oauth_timestamp` may be from the server time, in seconds; a nonce is remembered until its timestamp has left the window (in Redis, twice as long).',
     default: '900',
     parse: int(1, 7 * 24 * 3600),
   }),
@@ -242,7 +295,7 @@ export const SETTINGS = [
     env: 'REDIS_URL',
     flag: '--redis-url',
     description:
-      'Redis for state shared by several instances (OAuth nonces, limits); unset keeps it in process memory.',
+      'Redis for state shared by several instances (OAuth nonces, limits); unset keeps nonces in the database and limit counts in process memory.',
     default: undefined,
     parse: optional,
   }),
@@ -349,6 +402,15 @@ export const SETTINGS = [
     parse: duration(0),
   }),
   setting({
+    key: 'lostWaitPeriodMs',
+    env: 'LOST_WAIT_PERIOD',
+    flag: '--lost-wait-period',
+    description:
+      'How long after an order was sent its buyer may request its cancellation as lost (e.g. 14d); the seller accepting makes it `lost` and refunds the buyer.',
+    default: '14d',
+    parse: duration(0),
+  }),
+  setting({
     key: 'priceGuideMinutes',
     env: 'PRICE_GUIDE_MINUTES',
     flag: '--price-guide-minutes',
@@ -389,6 +451,11 @@ export function loadConfig(
       throw new ConfigError('production mode needs PUBLIC_BASE_URL (the address clients sign)');
     }
     config.demoData = false;
+  }
+  if (config.headersTimeoutMs > config.requestTimeoutMs) {
+    throw new ConfigError(
+      'HEADERS_TIMEOUT cannot be longer than REQUEST_TIMEOUT (the headers are part of the request)',
+    );
   }
   if (config.publicBaseUrl && !/^https?:\/\/[^/]+/i.test(config.publicBaseUrl)) {
     throw new ConfigError('PUBLIC_BASE_URL must start with http:// or https://');

@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { loadOrCreateKey, sandboxKeyFile } from './auth/credentials.js';
-import { MemoryNonceStore, type NonceStore, RedisNonceStore } from './auth/nonces.js';
+import { DatabaseNonceStore, type NonceStore, RedisNonceStore } from './auth/nonces.js';
+import { CredentialsVersion } from './auth/revocations.js';
 import { type Clock, OffsetClock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import type { DomainContext } from './domain/context.js';
@@ -27,6 +28,8 @@ export interface Services extends DomainContext {
   wallClock: Clock;
   serverKey: string;
   nonces: NonceStore;
+  /** Tells cached credentials that something was revoked, by any process (src/auth/revocations.ts). */
+  credentialsVersion: CredentialsVersion;
   /** Request-limit counters and concurrency places (src/limits/): Redis when REDIS_URL is set. */
   limits: LimitStore;
   redis: Redis | undefined;
@@ -78,6 +81,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       }
     }
 
+    const wallClock = overrides.wallClock ?? systemClock;
     let redis: Redis | undefined;
     let nonces: NonceStore;
     if (config.redisUrl) {
@@ -96,10 +100,13 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       });
       nonces = new RedisNonceStore(redis);
     } else {
-      nonces = new MemoryNonceStore();
+      nonces = new DatabaseNonceStore(
+        database,
+        () => wallClock.now(),
+        config.oauthWindowSeconds,
+        (err) => log.error({ err }, 'pruning OAuth nonces failed'),
+      );
     }
-
-    const wallClock = overrides.wallClock ?? systemClock;
     const limits = createLimitStore(config, redis, wallClock);
     closers.push(() => limits.close());
 
@@ -115,6 +122,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       wallClock,
       serverKey,
       nonces,
+      credentialsVersion: new CredentialsVersion(database),
       limits,
       redis,
       events,

@@ -5,6 +5,7 @@ import { createAccessToken, revokeAccessTokenById, revokeAppById } from '../src/
 import {
   ApiClient,
   BASE,
+  countRows,
   createTestApp,
   createTestClient,
   createTestUser,
@@ -286,6 +287,33 @@ for (const dialect of DIALECTS) {
         const header = signedHeader(cred, 'GET', url);
         assert.equal((await send(header)).statusCode, 200);
         await check(await send(header), 'reused_nonce', /nonce/);
+      });
+
+      it('a nonce over 64 characters or an OAuth value over 512, correctly signed, before anything is stored', async () => {
+        const header = (h: ReturnType<typeof handSign>, extra = '') =>
+          `OAuth realm="${url}", ${Object.entries(h.params)
+            .map(([k, v]) => `${k}="${enc(v)}"`)
+            .join(', ')}${extra}, oauth_signature="${enc(h.signature)}"`;
+        const nonces = await countRows(server, 'oauthNonces');
+        await check(
+          await send(header(handSign(cred, { url, nonce: 'n'.repeat(65) }))),
+          'malformed_header',
+          /oauth_nonce.*64/,
+        );
+        await check(
+          await send(header(handSign(cred, { url, nonce: 'n'.repeat(5000) }))),
+          'malformed_header',
+          /oauth_nonce.*64/,
+        );
+        // An unsigned extra oauth_ parameter is still bounded: the server keeps no more than it must.
+        await check(
+          await send(header(handSign(cred, { url }), `, oauth_callback="${'c'.repeat(513)}"`)),
+          'malformed_header',
+          /oauth_callback.*512/,
+        );
+        assert.equal(await countRows(server, 'oauthNonces'), nonces);
+        // The bounds themselves are allowed.
+        assert.equal((await send(header(handSign(cred, { url, nonce: 'n'.repeat(64) })))).statusCode, 200);
       });
 
       it('a missing realm, a missing oauth_token and another signature method', async () => {

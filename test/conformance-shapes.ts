@@ -13,6 +13,7 @@ import { XMLParser } from 'fast-xml-parser';
  *    joined by `|` (`'string|null'`), or `eq(value)` for a fixed value;
  *  - an object: exactly these keys, in this order;
  *  - `list(spec, min)`: an array of at least `min` (default 1) elements of that spec;
+ *  - `presentList(spec, min)`: the same, for a list the answer carries even empty (min default 0);
  *  - `nullable(spec)`: null, or that spec.
  */
 export type Spec = string | Eq | ListSpec | NullableSpec | Check | Dynamic | { [key: string]: Spec };
@@ -24,6 +25,8 @@ class ListSpec {
   constructor(
     readonly item: Spec,
     readonly min: number,
+    /** Written even when empty: one empty element in XML (`presentList`). */
+    readonly present = false,
   ) {}
 }
 class NullableSpec {
@@ -38,6 +41,8 @@ class Dynamic {
 
 export const eq = (value: unknown) => new Eq(value);
 export const list = (item: Spec, min = 1) => new ListSpec(item, min);
+/** A list the answer always carries: may be empty, and then is one empty element in XML. */
+export const presentList = (item: Spec, min = 0) => new ListSpec(item, min, true);
 export const nullable = (spec: Spec) => new NullableSpec(spec);
 /** A value checked by a function of its own (it throws an assertion error when it does not fit). */
 export const check = (assertValue: (value: unknown, path: string) => void) => new Check(assertValue);
@@ -204,7 +209,11 @@ function compareChildren(
   const expected: Array<[string, unknown]> = [];
   for (const [key, value] of Object.entries(obj)) {
     if (value === undefined) continue;
-    if (Array.isArray(value)) for (const item of value) expected.push([key, item]);
+    const keySpec = isPlainObject(spec) ? (spec as Record<string, Spec>)[key] : undefined;
+    // An empty list the answer always carries is one empty element, as null is.
+    if (Array.isArray(value) && value.length === 0 && keySpec instanceof ListSpec && keySpec.present) {
+      expected.push([key, null]);
+    } else if (Array.isArray(value)) for (const item of value) expected.push([key, item]);
     else expected.push([key, value]);
   }
   assert.deepEqual(
@@ -507,7 +516,7 @@ export const EVALUATION = {
   packaging: 'int',
   speed: 'int|null',
   comment: 'string',
-  complaint: list('string', 0),
+  complaint: presentList('string'),
 };
 
 /** The cancellation request of one party: null, or the reason and when. */
@@ -582,7 +591,7 @@ export function shoppingCart(reservations = 1) {
   return {
     account: ACCOUNT,
     shippingAddress: ADDRESS,
-    shoppingCart: list(RESERVATION, reservations),
+    shoppingCart: presentList(RESERVATION, reservations),
   };
 }
 
@@ -632,7 +641,7 @@ export function want(type: 'product' | 'metaproduct') {
     mailAlert: 'boolean',
     type: eq(type),
     ...target,
-    idLanguage: list('int', 0),
+    idLanguage: presentList('int'),
     minCondition: 'string',
     isFoil: 'boolean|null',
     isSigned: 'boolean|null',
@@ -641,16 +650,30 @@ export function want(type: 'product' | 'metaproduct') {
 }
 
 /** An export request (reference §1.3, §1.6). */
+const DATE_TIME_TEXT = check((v, path) =>
+  assert.match(String(v), /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/, `${path}: YYYY-MM-DD HH:MM:SS`),
+);
+
+/** An export request as the live API recorded a user-offer export (no idGame; url "" until ready). */
 export const EXPORT = {
   idRequest: 'int',
   idUser: 'int',
   status: 'string',
-  startedAt: 'timestamp',
-  finishedAt: 'timestamp|null',
+  startedAt: DATE_TIME_TEXT,
+  finishedAt: DATE_TIME_TEXT,
   type: 'string',
   resourceId: 'string',
-  idGame: 'int|null',
-  url: 'string|null',
+  url: 'string',
+};
+
+/** The 202 of an export request: exactly the live API's status body. */
+export const EXPORT_ACCEPTED = {
+  mkm_error_description: eq(
+    'The request has been accepted for processing, but the processing has not been completed.',
+  ),
+  http_status_code: eq(202),
+  http_status_code_description: eq('Accepted'),
+  rfc2616_description_link: eq('https://www.rfc-editor.org/rfc/rfc9110.html#name-status-codes'),
 };
 
 /** The error body (reference §3), also the status fields of a 202. */

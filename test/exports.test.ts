@@ -23,9 +23,23 @@ const EXPORT_FIELDS = [
   'finishedAt',
   'type',
   'resourceId',
-  'idGame',
   'url',
 ];
+
+/** The 202 of every export request, exactly as the live API answers it. */
+const ACCEPTED = {
+  mkm_error_description:
+    'The request has been accepted for processing, but the processing has not been completed.',
+  http_status_code: 202,
+  http_status_code_description: 'Accepted',
+  rfc2616_description_link: 'https://www.rfc-editor.org/rfc/rfc9110.html#name-status-codes',
+};
+
+/** The newest of the caller's stock export requests (the POST's answer does not name it, as live). */
+async function newestStockExport(api: ApiClient) {
+  const list = (await api.get('/exports/stock', { json: true })).json.stockExports;
+  return list[list.length - 1];
+}
 
 /** Delivers the outbox and waits for the export builds it started. */
 async function settle(server: TestServer): Promise<void> {
@@ -66,19 +80,19 @@ for (const dialect of DIALECTS) {
 
         const res = await api.post('/exports/stock', undefined, { json: true });
         assert.equal(res.status, 202, res.text);
-        assert.equal(res.json.http_status_code, 202);
-        assert.equal(res.json.http_status_code_description, 'Accepted');
-        assert.equal(res.json.status, 'pending');
-        assert.equal(res.json.url, null);
-        assert.equal(res.json.type, 'stock');
-        assert.equal(res.json.resourceId, String(seller.idUser));
-        const idRequest = res.json.idRequest;
+        assert.deepEqual(res.json, ACCEPTED);
 
         const pending = await api.get('/exports/stock', { json: true });
         assert.equal(pending.status, 200);
-        assert.deepEqual(Object.keys(pending.json.stockExports[0]), EXPORT_FIELDS);
-        assert.equal(pending.json.stockExports[0].status, 'pending');
-        assert.equal(pending.json.stockExports[0].finishedAt, null);
+        const p = pending.json.stockExports[0];
+        assert.deepEqual(Object.keys(p), EXPORT_FIELDS);
+        assert.equal(p.status, 'pending');
+        assert.match(p.startedAt, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+        assert.equal(p.finishedAt, '0000-00-00 00:00:00');
+        assert.equal(p.url, '');
+        assert.equal(p.type, 'Stock Export');
+        assert.equal(p.resourceId, String(seller.idUser));
+        const idRequest = p.idRequest;
 
         await settle(server);
 
@@ -87,7 +101,8 @@ for (const dialect of DIALECTS) {
         const e = one.json.stockExports;
         assert.equal(e.idRequest, idRequest);
         assert.equal(e.status, 'finished');
-        assert.match(e.finishedAt, /^\d{4}-\d\d-\d\dT/);
+        assert.match(e.finishedAt, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+        assert.notEqual(e.finishedAt, '0000-00-00 00:00:00');
         assert.match(
           e.url,
           new RegExp(`^http://api\\.cardbazaar\\.test/ws/v2\\.0/exports/files/${idRequest}/[\\w-]{43}$`),
@@ -133,13 +148,14 @@ for (const dialect of DIALECTS) {
         const { api: shop, user } = await createTestClient(server);
         await createArticle(server, user, card);
         const y = await createArticle(server, user, ygo, { isFirstEd: 1 });
-        const first = await shop.post('/exports/stock?idGame=3', undefined, { json: true });
+        assert.equal((await shop.post('/exports/stock?idGame=3')).status, 202);
         const again = await shop.post('/exports/stock?idGame=3', undefined, { json: true });
         assert.equal(again.status, 202);
-        assert.equal(again.json.idRequest, first.json.idRequest);
-        assert.equal(first.json.idGame, 3);
+        assert.deepEqual(again.json, ACCEPTED);
+        const requests = (await shop.get('/exports/stock', { json: true })).json.stockExports;
+        assert.equal(requests.length, 1, 'the same pending request, not a second one');
         await settle(server);
-        const e = (await shop.get(`/exports/stock/${first.json.idRequest}`, { json: true })).json
+        const e = (await shop.get(`/exports/stock/${requests[0].idRequest}`, { json: true })).json
           .stockExports;
         const doc = JSON.parse((await download(server, e.url)).text);
         assert.deepEqual(
@@ -150,7 +166,8 @@ for (const dialect of DIALECTS) {
       });
 
       it('keeps requests and files to their owner: others get 404, a wrong token 404', async () => {
-        const res = await api.post('/exports/stock', undefined, { json: true });
+        await api.post('/exports/stock?idGame=6');
+        const res = { json: await newestStockExport(api) };
         await settle(server);
         const { api: stranger } = await createTestClient(server);
         assert.equal((await stranger.get(`/exports/stock/${res.json.idRequest}`)).status, 404);
@@ -168,7 +185,8 @@ for (const dialect of DIALECTS) {
       it('expires requests and their files after 24 hours', async () => {
         const { api: shop, user } = await createTestClient(server);
         await createArticle(server, user, card);
-        const res = await shop.post('/exports/stock', undefined, { json: true });
+        await shop.post('/exports/stock');
+        const res = { json: await newestStockExport(shop) };
         await settle(server);
         const url = (await shop.get(`/exports/stock/${res.json.idRequest}`, { json: true })).json.stockExports
           .url;
@@ -182,7 +200,8 @@ for (const dialect of DIALECTS) {
       it('builds again a request whose build died with its process', async () => {
         const { api: shop, user } = await createTestClient(server);
         await createArticle(server, user, card, { comments: 'survivor' });
-        const res = await shop.post('/exports/stock', undefined, { json: true });
+        await shop.post('/exports/stock');
+        const res = { json: await newestStockExport(shop) };
         // A process claimed the build and stopped before finishing it (its event is delivered).
         const db = server.services.database.db;
         await db
@@ -228,14 +247,29 @@ for (const dialect of DIALECTS) {
 
         const res = await api.post(`/exports/userOffers/${other.username}`, undefined, { json: true });
         assert.equal(res.status, 202);
-        assert.equal(res.json.type, 'userOffers');
-        assert.equal(res.json.resourceId, String(other.idUser));
+        assert.deepEqual(res.json, ACCEPTED, 'exactly the live answer, nothing more');
+        const pending = (await api.get(`/exports/userOffers/${other.idUser}`, { json: true })).json;
+        assert.deepEqual(Object.keys(pending), ['userOffersRequests']);
+        const p = pending.userOffersRequests;
+        assert.deepEqual(Object.keys(p), EXPORT_FIELDS);
+        assert.equal(p.status, 'pending');
+        assert.equal(p.idUser, seller.idUser);
+        assert.equal(p.type, 'User Inventory Export');
+        assert.equal(p.resourceId, String(other.idUser));
+        assert.match(p.startedAt, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+        assert.equal(p.finishedAt, '0000-00-00 00:00:00');
+        assert.equal(p.url, '');
         await settle(server);
 
         const status = await api.get(`/exports/userOffers/${other.idUser}`, { json: true });
         assert.equal(status.status, 200);
         assert.deepEqual(Object.keys(status.json), ['userOffersRequests']);
+        assert.equal(status.json.userOffersRequests.idRequest, p.idRequest);
         assert.equal(status.json.userOffersRequests.status, 'finished');
+        assert.match(
+          status.json.userOffersRequests.url,
+          /^http:\/\/api\.cardbazaar\.test\/ws\/v2\.0\/exports\/files\//,
+        );
         const doc = JSON.parse((await download(server, status.json.userOffersRequests.url)).text);
         assert.deepEqual(
           doc.article.map((x: { idArticle: number }) => x.idArticle),
@@ -249,7 +283,7 @@ for (const dialect of DIALECTS) {
 
         const list = await api.get('/exports/userOffers', { json: true });
         assert.ok(
-          list.json.userOffersRequests.some((e: { idRequest: number }) => e.idRequest === res.json.idRequest),
+          list.json.userOffersRequests.some((e: { idRequest: number }) => e.idRequest === p.idRequest),
         );
       });
 
@@ -257,9 +291,15 @@ for (const dialect of DIALECTS) {
         const { user: other } = await createTestClient(server);
         const res = await api.post(`/exports/userOffers/${other.idUser}`);
         assert.equal(res.status, 202);
-        assert.match(res.text, /<http_status_code>202<\/http_status_code>/);
-        assert.match(res.text, /<status>pending<\/status>/);
-        assert.match(res.text, /<type>userOffers<\/type>/);
+        assert.equal(
+          res.text,
+          '<?xml version="1.0" encoding="UTF-8"?>\n<response><mkm_error_description>The request has been accepted for processing, but the processing has not been completed.</mkm_error_description><http_status_code>202</http_status_code><http_status_code_description>Accepted</http_status_code_description><rfc2616_description_link>https://www.rfc-editor.org/rfc/rfc9110.html#name-status-codes</rfc2616_description_link></response>',
+        );
+        const pending = await api.get(`/exports/userOffers/${other.idUser}`);
+        assert.match(
+          pending.text,
+          /<status>pending<\/status>.*<finishedAt>0000-00-00 00:00:00<\/finishedAt><type>User Inventory Export<\/type>.*<url\/>/,
+        );
         await settle(server);
         const status = await api.get(`/exports/userOffers/${other.idUser}`);
         assert.match(
@@ -287,11 +327,13 @@ for (const dialect of DIALECTS) {
           .set({ onVacation: 1 })
           .where('idUser', '=', away.idUser)
           .execute();
-        const res = await api.post(`/exports/userOffers/${away.idUser}`, undefined, { json: true });
+        await api.post(`/exports/userOffers/${away.idUser}`);
+        const requested = (await api.get(`/exports/userOffers/${away.idUser}`, { json: true })).json
+          .userOffersRequests;
         await settle(server);
         const e = (await api.get(`/exports/userOffers/${away.idUser}`, { json: true })).json
           .userOffersRequests;
-        assert.equal(e.idRequest, res.json.idRequest);
+        assert.equal(e.idRequest, requested.idRequest);
         assert.deepEqual(JSON.parse((await download(server, e.url)).text), { article: [] });
       });
     });

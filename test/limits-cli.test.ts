@@ -7,7 +7,14 @@ import { berlinDay } from '../src/limits/berlin-day.js';
 import { OPERATOR_HEADER, OPERATOR_PREFIX, operatorHeader } from '../src/limits/operator.js';
 import type { UsageReport } from '../src/limits/usage.js';
 import { runCli } from './cli-helpers.js';
-import { type ApiClient, createTestClient, startFileTestServer, type TestServer } from './helpers.js';
+import {
+  type ApiClient,
+  createTestClient,
+  describeUnless,
+  NO_REDIS,
+  startFileTestServer,
+  type TestServer,
+} from './helpers.js';
 
 /**
  * `cardbazaar limits show|reset --user NAME`, run in-process as a user would run it beside a
@@ -132,7 +139,7 @@ describe('limits show and reset, counts in the server’s memory', () => {
   });
 });
 
-describe('limits show and reset, counts in Redis', { skip: !process.env.TEST_REDIS_URL }, () => {
+describeUnless(NO_REDIS, 'limits show and reset, counts in Redis', () => {
   let server: TestServer & { databaseUrl: string };
   let api: ApiClient;
   let username: string;

@@ -5,12 +5,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { ALL_KINDS, ok, type Router, USER_KINDS } from '../src/http/routing.js';
 import { accountRoutes } from '../src/routes/account.js';
 import type { Services } from '../src/services.js';
-import { ApiClient, type ApiResult, createTestClient, startTestServer, type TestServer } from './helpers.js';
+import {
+  ApiClient,
+  type ApiResult,
+  createTestClient,
+  describeUnless,
+  NO_REDIS,
+  startTestServer,
+  type TestServer,
+} from './helpers.js';
 
 /**
  * The limits with REDIS_URL: several instances behind one load balancer share counts and places
@@ -21,7 +29,6 @@ import { ApiClient, type ApiResult, createTestClient, startTestServer, type Test
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
-if (!REDIS_URL) console.log('# TEST_REDIS_URL is not set: the Redis runs of the limits are skipped.');
 
 const NOON = Date.UTC(2026, 10, 21, 11, 0, 15);
 
@@ -50,7 +57,7 @@ const limitHeaders = (res: ApiResult) => ({
   max: res.headers['x-request-limit-max'],
 });
 
-describe('request limits shared by two instances through Redis', { skip: !REDIS_URL }, () => {
+describeUnless(NO_REDIS, 'request limits shared by two instances through Redis', () => {
   let dir: string;
   let a: TestServer;
   let b: TestServer;
@@ -165,48 +172,52 @@ async function stopRedis(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-describe('request limits while Redis is away', { skip: !REDIS_URL || !hasRedisServer }, () => {
-  let redis: ChildProcess;
-  let server: TestServer;
-  let port: number;
-  before(async () => {
-    port = await freePort();
-    redis = await startRedis(port);
-    server = await startTestServer({
-      config: { redisUrl: `redis://127.0.0.1:${port}`, limitsEnabled: true },
-      routes,
+describeUnless(
+  NO_REDIS ?? (hasRedisServer ? undefined : 'no redis-server to start and stop here'),
+  'request limits while Redis is away',
+  () => {
+    let redis: ChildProcess;
+    let server: TestServer;
+    let port: number;
+    before(async () => {
+      port = await freePort();
+      redis = await startRedis(port);
+      server = await startTestServer({
+        config: { redisUrl: `redis://127.0.0.1:${port}`, limitsEnabled: true },
+        routes,
+      });
     });
-  });
-  after(async () => {
-    await server?.close();
-    if (redis) await stopRedis(redis);
-  });
+    after(async () => {
+      await server?.close();
+      if (redis) await stopRedis(redis);
+    });
 
-  it('answers 503 quickly while Redis is down and recovers by itself when it is back', async () => {
-    const { api } = await createTestClient(server, { accountType: 'professional' });
-    const first = await api.get('/account');
-    assert.equal(first.status, 200);
-    assert.deepEqual(limitHeaders(first), { count: '1', max: '100000' });
+    it('answers 503 quickly while Redis is down and recovers by itself when it is back', async () => {
+      const { api } = await createTestClient(server, { accountType: 'professional' });
+      const first = await api.get('/account');
+      assert.equal(first.status, 200);
+      assert.deepEqual(limitHeaders(first), { count: '1', max: '100000' });
 
-    await stopRedis(redis);
-    for (let i = 0; i < 3; i++) {
-      const started = Date.now();
-      const res = await api.get('/account', { json: true });
-      assert.equal(res.status, 503, 'never let through uncounted');
-      assert.match(res.json.mkm_error_description, /\(Redis\) is unreachable/);
-      assert.ok(Date.now() - started < 3000, 'never hanging');
-    }
+      await stopRedis(redis);
+      for (let i = 0; i < 3; i++) {
+        const started = Date.now();
+        const res = await api.get('/account', { json: true });
+        assert.equal(res.status, 503, 'never let through uncounted');
+        assert.match(res.json.mkm_error_description, /\(Redis\) is unreachable/);
+        assert.ok(Date.now() - started < 3000, 'never hanging');
+      }
 
-    redis = await startRedis(port);
-    // The client reconnects on its own (within its retry interval); no restart, no operator.
-    const deadline = Date.now() + 15_000;
-    let res = await api.get('/account');
-    while (res.status === 503 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      res = await api.get('/account');
-    }
-    assert.equal(res.status, 200);
-    // The new Redis started empty (no persistence): the count starts again.
-    assert.deepEqual(limitHeaders(res), { count: '1', max: '100000' });
-  });
-});
+      redis = await startRedis(port);
+      // The client reconnects on its own (within its retry interval); no restart, no operator.
+      const deadline = Date.now() + 15_000;
+      let res = await api.get('/account');
+      while (res.status === 503 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        res = await api.get('/account');
+      }
+      assert.equal(res.status, 200);
+      // The new Redis started empty (no persistence): the count starts again.
+      assert.deepEqual(limitHeaders(res), { count: '1', max: '100000' });
+    });
+  },
+);

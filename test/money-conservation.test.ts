@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { createCoupon, redeemCoupons } from '../src/domain/account.js';
 import { sweepExpiredReservations } from '../src/domain/cart.js';
-import { payOrder } from '../src/domain/orders.js';
+import { payOrder, settleLost } from '../src/domain/orders.js';
 import { fundUser } from '../src/domain/users.js';
 import { ApiError } from '../src/errors.js';
 import type { Article } from '../src/store/schema.js';
@@ -48,7 +48,8 @@ for (const dialect of DIALECTS) {
     }
 
     before(async () => {
-      server = await startTestServer({ dialect });
+      // Sent orders may be reported lost three days after shipment, so the random clock moves reach it.
+      server = await startTestServer({ dialect, config: { lostWaitPeriodMs: 3 * DAY } });
       sellers = [];
       buyers = [];
       articles = [];
@@ -70,7 +71,7 @@ for (const dialect of DIALECTS) {
     });
     after(() => server.close());
 
-    it('random concurrent purchases, payments, shipments and cancellations', async () => {
+    it('random concurrent purchases, payments, shipments, cancellations and losses', async () => {
       const random = mulberry32(Number(process.env.CONSERVATION_SEED ?? (dialect === 'sqlite' ? 6 : 66)));
       const pick = <T>(xs: T[]): T => xs[Math.floor(random() * xs.length)]!;
       const start = await totalMoney();
@@ -139,6 +140,35 @@ for (const dialect of DIALECTS) {
           const who = traderOf(asSeller ? o.idSeller : o.idBuyer);
           const relist = asSeller && random() < 0.5 ? '<relist>true</relist>' : '';
           count((await who.api.put(`/order/${o.idOrder}`, orderAction('cancel', relist))).status);
+        } else if (roll < 0.905) {
+          // A sent order that never arrived: the buyer reports it while the seller accepts, and
+          // the buyer may confirm reception at the same time (the parcel came after all).
+          const sent = await openOrders(['sent']);
+          if (sent.length === 0) return;
+          const o = pick(sent);
+          const buyerOf = traderOf(o.idBuyer);
+          const sellerOf = traderOf(o.idSeller);
+          const answers = await Promise.all([
+            buyerOf.api.put(
+              `/order/${o.idOrder}`,
+              orderAction('requestCancellation', '<reason>lost</reason>'),
+            ),
+            sellerOf.api.put(`/order/${o.idOrder}`, orderAction('acceptCancellation')),
+            ...(random() < 0.3
+              ? [buyerOf.api.put(`/order/${o.idOrder}`, orderAction('confirmReception'))]
+              : []),
+          ]);
+          for (const a of answers) count(a.status);
+        } else if (roll < 0.92) {
+          const sent = await openOrders(['sent']);
+          if (sent.length === 0) return;
+          try {
+            await settleLost(server.services, pick(sent).idOrder);
+            count(200);
+          } catch (err) {
+            if (!(err instanceof ApiError)) throw err;
+            count(err.status);
+          }
         } else if (roll < 0.95) {
           const open = await openOrders(['bought', 'paid']);
           if (open.length === 0) return;
@@ -175,10 +205,19 @@ for (const dialect of DIALECTS) {
       assert.equal(statuses.get(500) ?? 0, 0, 'no request failed with a 500');
       assert.ok((statuses.get(200) ?? 0) > 100, `enough succeeded: ${JSON.stringify([...statuses])}`);
 
-      // Money: balances plus what paid and sent orders hold changed only by the top-ups.
+      const lost = await server.services.database.db
+        .selectFrom('orders')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('state', '=', 'lost')
+        .executeTakeFirstOrThrow();
+      assert.ok(Number(lost.n) > 0, 'some orders were lost');
+
+      // Money: balances plus what paid and sent orders hold changed only by the top-ups (a lost
+      // order gave back what it held).
       assert.equal(await totalMoney(), start + injected);
 
-      // Stock: every copy is available, reserved, or in an order that was not cancelled with relist.
+      // Stock: every copy is available, reserved, or in an order that was not cancelled with relist
+      // (a lost order's copies left with the parcel).
       const db = server.services.database.db;
       const available = new Map(
         (await db.selectFrom('articles').select(['idArticle', 'count']).execute()).map((r) => [

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { payOrder } from '../src/domain/orders.js';
+import { payOrder, settleLost } from '../src/domain/orders.js';
 import type { ApiError } from '../src/errors.js';
 import { DIALECTS, startTestServer, type TestServer, xmlRequest } from './helpers.js';
 import {
@@ -393,6 +393,135 @@ for (const dialect of DIALECTS) {
           const state = (await stateOf(idOrder)).state;
           assert.equal(state, send.status === 200 ? 'sent' : 'cancelled');
         }
+      });
+    });
+
+    describe('lost (state 32): a sent order that never arrived', () => {
+      const report = (buyer: Trader, idOrder: number, reason = 'Never arrived') =>
+        buyer.api.put(`/order/${idOrder}`, orderAction('requestCancellation', `<reason>${reason}</reason>`), {
+          json: true,
+        });
+
+      it('the buyer reports it after the shipping waiting period; the seller accepting makes it lost and refunds', async () => {
+        const { buyer, idOrder, article } = await orderIn('sent', {
+          price: 2000,
+          balanceCents: 1500,
+          bonusCents: 1000,
+        });
+        const paid = await balances(server, buyer.user.idUser);
+        const sellerBefore = await balances(server, seller.user.idUser);
+        const order = (await buyer.api.get(`/order/${idOrder}`, { json: true })).json.order;
+        const total = Math.round(order.totalValue * 100);
+
+        server.clock.advance(13 * DAY);
+        const early = await report(buyer, idOrder);
+        assert.equal(early.status, 412, early.text);
+        assert.match(early.json.mkm_error_description, /reported as not received from \d{4}-/);
+        server.clock.advance(DAY);
+
+        const bySeller = await seller.api.put(
+          `/order/${idOrder}`,
+          orderAction('requestCancellation', '<reason>x</reason>'),
+          { json: true },
+        );
+        assert.equal(bySeller.status, 412, 'the seller cannot report its own shipment lost');
+        const reported = await report(buyer, idOrder);
+        assert.equal(reported.status, 200, reported.text);
+        assert.equal(reported.json.order.state.state, 'sent');
+        assert.equal(
+          reported.json.order.cancellationRequests.cancellationRequestBuyer.reason,
+          'Never arrived',
+        );
+        const own = await buyer.api.put(`/order/${idOrder}`, orderAction('acceptCancellation'), {
+          json: true,
+        });
+        assert.equal(own.status, 412, 'the buyer cannot accept their own report');
+
+        const lost = await seller.api.put(`/order/${idOrder}`, orderAction('acceptCancellation'), {
+          json: true,
+        });
+        assert.equal(lost.status, 200, lost.text);
+        assert.equal(lost.json.order.state.state, 'lost');
+        assert.match(lost.json.order.state.dateLost, /^\d{4}-\d\d-\d\dT/);
+        assert.equal(lost.json.order.state.reason, 'Never arrived');
+        // Each part back to the balance it came from; the seller got nothing, the copies stay sold.
+        const after = await balances(server, buyer.user.idUser);
+        assert.equal(after.moneyBalance + after.bonusBalance, paid.moneyBalance + paid.bonusBalance + total);
+        assert.deepEqual(after, { moneyBalance: 1500, bonusBalance: 1000 });
+        assert.deepEqual(await balances(server, seller.user.idUser), sellerBefore);
+        assert.equal(await articleCount(server, article.idArticle), undefined);
+
+        for (const path of ['/orders/buyer/lost', '/orders/2/32']) {
+          const list = await buyer.api.get(path, { json: true });
+          assert.ok(
+            list.json.order.some((o: { idOrder: number }) => o.idOrder === idOrder),
+            `${path}: ${list.text}`,
+          );
+        }
+        const sellers = await seller.api.get('/orders/seller/lost', { json: true });
+        assert.ok(sellers.json.order.some((o: { idOrder: number }) => o.idOrder === idOrder));
+        assert.equal(
+          (await seller.api.put(`/order/${idOrder}`, orderAction('confirmReception'), { json: true })).status,
+          412,
+        );
+        const events = await server.services.database.db
+          .selectFrom('events')
+          .select('payload')
+          .where('type', '=', 'order.stateChanged')
+          .execute();
+        assert.ok(
+          events.some((e) => {
+            const p = JSON.parse(e.payload);
+            return p.idOrder === idOrder && p.from === 'sent' && p.to === 'lost';
+          }),
+          'the outbox records the transition',
+        );
+      });
+
+      it("counts the seller's losses in lossPercentage", async () => {
+        const shop = await createTrader(server, { name: 'unlucky' });
+        const buyer = await createTrader(server, { balanceCents: 100_000 });
+        const ids: number[] = [];
+        for (let i = 0; i < 3; i++) {
+          const a = await offer(server, shop.user, { count: 1, price: 100 });
+          const [o] = await buy(buyer.api, [[a.idArticle, 1]]);
+          await payOrder(server.services, o!.idOrder);
+          assert.equal((await shop.api.put(`/order/${o!.idOrder}`, orderAction('send'))).status, 200);
+          ids.push(o!.idOrder);
+        }
+        const loss = async () => (await shop.api.get('/account', { json: true })).json.account.lossPercentage;
+        assert.equal(await loss(), '0 - 2%');
+        server.clock.advance(14 * DAY);
+        await report(buyer, ids[0]!);
+        assert.equal((await shop.api.put(`/order/${ids[0]}`, orderAction('acceptCancellation'))).status, 200);
+        assert.equal(await loss(), '10 - 100%', 'one of three shipments lost');
+        const profile = await buyer.api.get(`/users/${shop.user.idUser}`, { json: true });
+        assert.equal(profile.json.user.lossPercentage, '10 - 100%');
+      });
+
+      it('the parcel arriving after all: confirmReception ends the report and pays the seller', async () => {
+        const { buyer, idOrder } = await orderIn('sent', { price: 700 });
+        server.clock.advance(15 * DAY);
+        assert.equal((await report(buyer, idOrder)).status, 200);
+        const before = await balances(server, seller.user.idUser);
+        const got = await buyer.api.put(`/order/${idOrder}`, orderAction('confirmReception'), { json: true });
+        assert.equal(got.status, 200, got.text);
+        assert.equal(got.json.order.state.state, 'received');
+        assert.equal(got.json.order.cancellationRequests.cancellationRequestBuyer, null);
+        const after = await balances(server, seller.user.idUser);
+        assert.ok(after.moneyBalance > before.moneyBalance);
+      });
+
+      it('the operator settles a sent order as lost; anything but a sent order is refused', async () => {
+        const { buyer, idOrder } = await orderIn('sent', { price: 900, balanceCents: 5000 });
+        const view = await settleLost(server.services, idOrder);
+        assert.equal(view.order.state, 'lost');
+        assert.equal(view.order.cancellationReason, 'Settled as lost by the operator.');
+        assert.deepEqual(await balances(server, buyer.user.idUser), { moneyBalance: 5000, bonusBalance: 0 });
+        await assert.rejects(settleLost(server.services, idOrder), (e: ApiError) => e.status === 412);
+        const paid = await orderIn('paid');
+        await assert.rejects(settleLost(server.services, paid.idOrder), (e: ApiError) => e.status === 412);
+        await assert.rejects(settleLost(server.services, 99_999_999), (e: ApiError) => e.status === 404);
       });
     });
 

@@ -142,7 +142,7 @@ for (const dialect of DIALECTS) {
       assert.equal(followed.status, 206);
       assert.equal(followed.headers['content-range'], '0-99/120');
       assert.equal(followed.json.product.length, 100);
-      // The old signature (for the first URL) does not open the new one.
+      // The old signature (for the first URL) does not open the new one: 403, sign it anew (spec §7).
       const replayed = await api.requestUrl('GET', location, {
         headers: {
           authorization: signedHeader(
@@ -152,7 +152,8 @@ for (const dialect of DIALECTS) {
           ),
         },
       });
-      assert.equal(replayed.status, 401);
+      assert.equal(replayed.status, 403);
+      assert.equal(JSON.parse(replayed.text).internal_error_code, 'redirect_not_resigned');
     });
 
     it('pages with start and maxResults: 206 with Content-Range, 200 for the whole, 400 above 100', async () => {

@@ -39,6 +39,8 @@ const DECLARED = [
   'productSearchNames',
   'productSearchWords',
   'importedPriceGuides',
+  'oauthNonces',
+  'sellerActivations',
 ];
 
 for (const dialect of DIALECTS) {

@@ -246,6 +246,26 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('answers 400 for an <action> inside an <article>: one request only adds or only removes', async () => {
+      const buyer = await createTrader(server);
+      const a = await offer(server, seller.user, { count: 5 });
+      await buyer.api.put('/shoppingcart', cartBody('add', [[a.idArticle, 2]]));
+      // "Remove one, add one" in one request: before, the inner action was ignored and both added.
+      const body = xmlRequest(
+        `<action>add</action><article><idArticle>${a.idArticle}</idArticle><count>1</count></article>` +
+          `<article><action>remove</action><idArticle>${a.idArticle}</idArticle><count>1</count></article>`,
+      );
+      const res = await buyer.api.put('/shoppingcart', body, { json: true });
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.json.post_data_field, 'action');
+      assert.match(res.json.mkm_error_description, /only adds or only removes/);
+      assert.equal(await articleCount(server, a.idArticle), 3, 'nothing changed');
+      const inner = xmlRequest(
+        `<article><action>add</action><idArticle>${a.idArticle}</idArticle><count>1</count></article>`,
+      );
+      assert.equal((await buyer.api.put('/shoppingcart', inner)).status, 400);
+    });
+
     it('removing releases the copies; a reservation left empty disappears', async () => {
       const buyer = await createTrader(server);
       const a = await offer(server, seller.user, { count: 3 });

@@ -73,6 +73,41 @@ for (const dialect of DIALECTS) {
         assert.equal((await api.get('/stock/abc')).status, 400);
       });
 
+      it('a redirect target signed for the original URL answers 403 saying to sign it anew (spec §7)', async () => {
+        const redirect = await api.get('/stock', { json: true });
+        assert.equal(redirect.status, 307);
+        const location = redirect.headers.location as string;
+        // Followed with a signature of the URL first asked for, as clients that follow 307s do.
+        const followed = await api.requestUrl('GET', location, { signUrl: api.url('/stock', true) });
+        assert.equal(followed.status, 403, followed.text);
+        const body = JSON.parse(followed.text);
+        assert.equal(body.internal_error_code, 'redirect_not_resigned');
+        assert.match(body.mkm_error_description, /sign the exact URL of the Location/i);
+        // The query form the other collections redirect to.
+        const query = await api.get('/stock?start=0&maxResults=100', {
+          json: true,
+          signUrl: api.url('/stock', true),
+        });
+        assert.equal(query.status, 403);
+        // Signed anew, the same URL is served; signed for something else, it stays a 401.
+        assert.equal((await api.requestUrl('GET', location)).status, 206);
+        const other = await api.get('/stock/1', { json: true, signUrl: api.url('/account', true) });
+        assert.equal(other.status, 401);
+        assert.equal(other.json.internal_error_code, 'invalid_signature');
+      });
+
+      it('the path form wins over start and maxResults in the query (as a common Python client sends)', async () => {
+        const both = await api.get('/stock/1?start=1&maxResults=100', { json: true });
+        assert.equal(both.status, 206, both.text);
+        assert.equal(both.headers['content-range'], '0-99/130');
+        assert.deepEqual(
+          ids(both.json),
+          articles.slice(0, 100).map((a) => a.idArticle),
+        );
+        const second = await api.get('/stock/101?start=0&maxResults=5', { json: true });
+        assert.equal(second.headers['content-range'], '100-129/130');
+      });
+
       it('shows own articles with lastEdited, onSale and inShoppingCart (XML)', async () => {
         const { api: small, user } = await createTestClient(server);
         const a = await createArticle(server, user, card, { count: 2, price: 345, comments: 'x & y' });

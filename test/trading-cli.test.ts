@@ -81,6 +81,46 @@ describe('the trading commands (sqlite file)', () => {
     assert.match(again.err, /is paid: only a bought order can be paid/);
   });
 
+  it('order lost settles a sent order: the buyer is refunded; other states and bad ids are refused', async () => {
+    const res = await cli(
+      file,
+      'simulate',
+      'purchase',
+      '--seller',
+      seller.user.username,
+      '--articles',
+      '1',
+      '--pay',
+    );
+    assert.equal(res.code, 0, res.err);
+    const order = JSON.parse(res.out).orders[0];
+    const early = await cli(file, 'order', 'lost', String(order.idOrder));
+    assert.equal(early.code, 1);
+    assert.match(early.err, /is paid: only a sent order can be lost/);
+    const sent = await seller.api.put(`/order/${order.idOrder}`, '<request><action>send</action></request>');
+    assert.equal(sent.status, 200, sent.text);
+    const buyer = await server.services.database.db
+      .selectFrom('users')
+      .select(['idUser', 'moneyBalance'])
+      .where('username', '=', 'sandbox-buyer')
+      .executeTakeFirstOrThrow();
+    const lost = await cli(file, 'order', 'lost', String(order.idOrder), '--reason', 'Carrier lost it');
+    assert.equal(lost.code, 0, lost.err);
+    const printed = JSON.parse(lost.out);
+    assert.equal(printed.state, 'lost');
+    assert.equal(printed.reason, 'Carrier lost it');
+    const after = await balances(server, buyer.idUser);
+    assert.equal(
+      after.moneyBalance,
+      buyer.moneyBalance + Math.round(Number(order.totalValue) * 100),
+      'the total went back to the buyer',
+    );
+    const listed = await seller.api.get('/orders/seller/lost', { json: true });
+    assert.equal(listed.json.order[0].idOrder, order.idOrder);
+    assert.match((await cli(file, 'order', 'lost', 'x')).err, /not an order id/);
+    assert.match((await cli(file, 'order', 'lost', '999999')).err, /no order 999999/);
+  });
+
   it('order pay names unknown orders and bad ids', async () => {
     assert.match((await cli(file, 'order', 'pay', '999999')).err, /no order 999999/);
     assert.match((await cli(file, 'order', 'pay', 'x')).err, /not an order id/);

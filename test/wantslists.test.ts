@@ -269,8 +269,8 @@ for (const dialect of DIALECTS) {
       assert.equal(xmlValue(meta, 'minCondition'), 'PO');
       assert.equal(xmlValue(meta, 'isFoil'), '');
       assert.match(meta, /<metaproduct><idMetaproduct>\d+<\/idMetaproduct><enName>Lightning Bolt<\/enName>/);
-      // No languages: any (nothing between the metaproduct and minCondition).
-      assert.match(meta, /<\/metaproduct><minCondition>PO<\/minCondition>/);
+      // No languages: any. The list is still there, one empty element, as editItem takes it.
+      assert.match(meta, /<\/metaproduct><idLanguage\/><minCondition>PO<\/minCondition>/);
       // The first item's repeated languages.
       assert.match(items[0]!, /<idLanguage>1<\/idLanguage><idLanguage>3<\/idLanguage>/);
     });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { createCoupon } from '../src/domain/account.js';
 import { findCoupon } from '../src/store/coupons.js';
 import {
@@ -68,6 +69,11 @@ for (const dialect of DIALECTS) {
         assert.match(res.text, /<mkm_error_description>[^<]*\/ws\/v2\.0/);
         const json = await api.requestUrl('GET', `${BASE}/ws/v1.1/output.json/account`);
         assert.equal(json.status, 410);
+        assert.match(String(json.headers['content-type']), /^application\/json/);
+        assert.equal(json.json.http_status_code, 410);
+        assert.match(json.json.mkm_error_description, /\/ws\/v2\.0/);
+        const xml = await api.requestUrl('GET', `${BASE}/ws/v1.1/output.xml/stock`);
+        assert.match(xml.text, /<http_status_code>410<\/http_status_code>/);
       });
 
       it('answers 410 for version 1.0 paths with credentials in them', async () => {
@@ -90,6 +96,17 @@ for (const dialect of DIALECTS) {
           assert.equal(res.status, 200, `${type}: ${res.text}`);
           assert.equal(res.json.coupon[0].successful, true);
         }
+      });
+
+      it('answers 415 for a charset it does not know, changing nothing', async () => {
+        const code = await createCoupon(server.services, 100);
+        const res = await api.post('/account/coupon', xmlRequest(`<couponCode>${code}</couponCode>`), {
+          headers: { 'content-type': 'application/xml; charset=x-klingon' },
+          json: true,
+        });
+        assert.equal(res.status, 415, res.text);
+        assert.match(res.json.mkm_error_description, /x-klingon/);
+        assert.equal((await findCoupon(server.services.database.db, code))?.redeemedBy, null);
       });
 
       it('decodes an ISO-8859-1 body by its charset', async () => {
@@ -254,7 +271,8 @@ describe('old base addresses', () => {
   it('are served with Deprecation and Sunset headers before the cutoff', async () => {
     const res = await api.requestUrl('GET', 'http://old.cardbazaar.test/ws/v2.0/account');
     assert.equal(res.status, 200, res.text);
-    assert.equal(res.headers.deprecation, 'true');
+    // RFC 9745: `@` and the cutoff in epoch seconds, beside Sunset (RFC 8594) with the same date.
+    assert.equal(res.headers.deprecation, `@${Date.UTC(2027, 0, 1) / 1000}`);
     assert.equal(res.headers.sunset, 'Fri, 01 Jan 2027 00:00:00 GMT');
     const current = await api.get('/account');
     assert.equal(current.headers.deprecation, undefined);
@@ -272,12 +290,24 @@ describe('unexpected faults', () => {
   it('answer 500 with the error body and a request id, never a stack trace', async () => {
     const server = await startTestServer();
     const { api } = await createTestClient(server);
-    await server.services.database.close();
+    // A fault inside the route: the table behind the account's unread count is gone. (A database
+    // that is down altogether is a 503 from the authentication, which needs it first.)
+    await sql`drop table "messages"`.execute(server.services.database.db);
     const res = await api.get('/account', { json: true });
     assert.equal(res.status, 500);
     assert.equal(res.json.http_status_code, 500);
     assert.match(res.json.mkm_error_description, /request id [0-9a-f]{16}/);
     assert.doesNotMatch(res.text, /at .*\.ts:\d+/);
+    await server.close();
+  });
+
+  it('a database that is down answers 503 with the error body: requests cannot be verified', async () => {
+    const server = await startTestServer();
+    const { api } = await createTestClient(server);
+    await server.services.database.close();
+    const res = await api.get('/account', { json: true });
+    assert.equal(res.status, 503);
+    assert.match(res.json.mkm_error_description, /cannot be verified/);
     await server.app.close();
   });
 });

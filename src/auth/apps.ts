@@ -16,7 +16,6 @@ import type { Executor } from '../store/db.js';
 import type { AccessToken, App, AppKind } from '../store/schema.js';
 import { isSystemAccount } from '../store/system-accounts.js';
 import { findUserById } from '../store/users.js';
-import { forgetCredentials } from './cache.js';
 import { type Credential, deriveCredential, hashToken, newSalt } from './credentials.js';
 
 /**
@@ -114,7 +113,6 @@ export async function createAccessToken(
     const now = ctx.clock.now();
     if (app.kind === 'dedicated') {
       await revokeActiveTokens(tx, app.idApp, input.idUser, now);
-      forgetCredentials();
     }
     const salt = newSalt();
     const cred = deriveCredential(ctx.serverKey, 'access', salt);
@@ -152,14 +150,14 @@ export async function revokeAppById(ctx: DomainContext, idApp: number): Promise<
     if (!(await findAppById(tx, idApp))) throw notFound(`App ${idApp} does not exist.`);
     await revokeApp(tx, idApp, ctx.clock.now());
   });
-  forgetCredentials();
 }
 
 export async function revokeAccessTokenById(ctx: DomainContext, idAccessToken: number): Promise<void> {
-  const token = await findAccessTokenById(ctx.database.db, idAccessToken);
-  if (!token) throw notFound(`Access token ${idAccessToken} does not exist.`);
-  await revokeAccessToken(ctx.database.db, idAccessToken, ctx.clock.now());
-  forgetCredentials();
+  await ctx.database.transaction(async (tx) => {
+    const token = await findAccessTokenById(tx, idAccessToken);
+    if (!token) throw notFound(`Access token ${idAccessToken} does not exist.`);
+    await revokeAccessToken(tx, idAccessToken, ctx.clock.now());
+  });
 }
 
 /** A user's apps with their credentials re-derived, for the operator (CLI) and the demo banner. */

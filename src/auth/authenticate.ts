@@ -3,12 +3,18 @@ import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { forbidden, unauthorized } from '../errors.js';
 import { publicOrigin, rawPathAndQuery } from '../http/origin.js';
 import type { Services } from '../services.js';
-import { findAccessToken, findAppByTokenHash } from '../store/apps.js';
+import { credentialState, findAccessToken, findAppByTokenHash } from '../store/apps.js';
 import type { AppKind } from '../store/schema.js';
 import { accessTokenCredential, appCredential } from './apps.js';
-import { cacheApp, cachedApp, cachedToken, cacheToken } from './cache.js';
+import { type CachedToken, cacheApp, cachedApp, cachedToken, cacheToken } from './cache.js';
 import { hashToken } from './credentials.js';
-import { OAuthHeaderError, parseAuthorizationHeader, signingKey, verifySignature } from './oauth.js';
+import {
+  OAuthHeaderError,
+  parseAuthorizationHeader,
+  type SignatureInput,
+  signingKey,
+  verifySignature,
+} from './oauth.js';
 
 /** Who is calling: set on every authenticated request, read by routes and limits. */
 export interface AuthContext {
@@ -38,6 +44,27 @@ const REQUIRED = [
   'oauth_signature',
 ];
 
+/**
+ * Bounds on what a header can make the server hold: every nonce is stored for the length of the
+ * timestamp window, so a client could otherwise park kilobytes per request there. Real clients send
+ * nonces of 13 to 43 characters and tokens and signatures of a few dozen.
+ */
+export const MAX_NONCE_LENGTH = 64;
+export const MAX_OAUTH_VALUE_LENGTH = 512;
+
+function checkParameterLengths(params: Map<string, string>): void {
+  for (const [name, value] of params) {
+    if (!name.startsWith('oauth_')) continue;
+    const max = name === 'oauth_nonce' ? MAX_NONCE_LENGTH : MAX_OAUTH_VALUE_LENGTH;
+    if (value.length > max) {
+      throw unauthorized(`${name} is ${value.length} characters long; at most ${max} are accepted.`, {
+        code: 'malformed_header',
+        field: name,
+      });
+    }
+  }
+}
+
 export async function authenticate(request: FastifyRequest, services: Services): Promise<AuthContext> {
   const header = request.headers.authorization;
   if (!header) {
@@ -53,6 +80,7 @@ export async function authenticate(request: FastifyRequest, services: Services):
     if (err instanceof OAuthHeaderError) throw unauthorized(err.message, { code: 'malformed_header' });
     throw err;
   }
+  checkParameterLengths(params);
   if (!params.has('realm')) {
     throw unauthorized('The OAuth header needs a realm: the request URL without its query string.', {
       code: 'missing_parameter',
@@ -82,22 +110,69 @@ export async function authenticate(request: FastifyRequest, services: Services):
   }
 
   const db = services.database.db;
+  // Read before any credential row: rows read after it are at least this fresh, so an entry
+  // checked at this version has seen every revocation the version has.
+  const credentialsVersion = await services.credentialsVersion.current();
   const now = services.wallClock.now();
   const appToken = params.get('oauth_consumer_key')!;
   let appEntry = cachedApp(appToken, now);
+  const appFromCache = appEntry !== undefined;
   if (!appEntry) {
     const found = await findAppByTokenHash(db, hashToken(appToken));
     if (found) {
       const secret = appCredential(services.serverKey, found).secret;
-      appEntry = { app: found, secret, widgetKey: createSecretKey(Buffer.from(signingKey(secret, ''))) };
+      appEntry = {
+        app: found,
+        checkedAt: credentialsVersion,
+        secret,
+        widgetKey: createSecretKey(Buffer.from(signingKey(secret, ''))),
+      };
       cacheApp(appToken, appEntry, now);
     }
   }
   if (!appEntry) throw unauthorized('Unknown app token (oauth_consumer_key).', { code: 'unknown_app_token' });
   const app = appEntry.app;
-  if (app.revokedAt !== null) throw unauthorized('This app has been revoked.', { code: 'revoked_app' });
 
   const tokenValue = params.get('oauth_token')!;
+  let tokenEntry: CachedToken | undefined;
+  let tokenFromCache = false;
+  if (app.kind !== 'widget' && tokenValue !== '') {
+    tokenEntry = cachedToken(app.idApp, tokenValue, now);
+    tokenFromCache = tokenEntry !== undefined;
+    if (!tokenEntry) {
+      const found = await findAccessToken(db, app.idApp, hashToken(tokenValue));
+      if (found) {
+        const tokenSecret = accessTokenCredential(services.serverKey, found).secret;
+        tokenEntry = {
+          token: found,
+          checkedAt: credentialsVersion,
+          key: createSecretKey(Buffer.from(signingKey(appEntry.secret, tokenSecret))),
+        };
+        cacheToken(app.idApp, tokenValue, tokenEntry, now);
+      }
+    }
+  }
+
+  // Something was revoked somewhere since a cached entry was checked (a logout, `token revoke` in
+  // another process, another instance): read whether this app and token are still live.
+  let appRevokedAt = app.revokedAt;
+  let tokenRevokedAt = tokenEntry?.token.revokedAt ?? null;
+  if (
+    (appFromCache && appEntry.checkedAt !== credentialsVersion) ||
+    (tokenFromCache && tokenEntry!.checkedAt !== credentialsVersion)
+  ) {
+    const live = await credentialState(db, app.idApp, tokenEntry?.token.idAccessToken ?? 0);
+    if (!live) throw unauthorized('Unknown app token (oauth_consumer_key).', { code: 'unknown_app_token' });
+    appRevokedAt = live.appRevokedAt;
+    tokenRevokedAt = live.tokenRevokedAt;
+    if (tokenEntry && live.idAccessToken === null) tokenEntry = undefined;
+    if (appRevokedAt === null && tokenRevokedAt === null) {
+      appEntry.checkedAt = credentialsVersion;
+      if (tokenEntry) tokenEntry.checkedAt = credentialsVersion;
+    }
+  }
+  if (appRevokedAt !== null) throw unauthorized('This app has been revoked.', { code: 'revoked_app' });
+
   let idUser: number | null = null;
   let idAccessToken: number | null = null;
   let key: KeyObject = appEntry.widgetKey;
@@ -116,25 +191,13 @@ export async function authenticate(request: FastifyRequest, services: Services):
         code: 'missing_access_token',
       });
     }
-    let tokenEntry = cachedToken(app.idApp, tokenValue, now);
-    if (!tokenEntry) {
-      const found = await findAccessToken(db, app.idApp, hashToken(tokenValue));
-      if (found) {
-        const tokenSecret = accessTokenCredential(services.serverKey, found).secret;
-        tokenEntry = {
-          token: found,
-          key: createSecretKey(Buffer.from(signingKey(appEntry.secret, tokenSecret))),
-        };
-        cacheToken(app.idApp, tokenValue, tokenEntry, now);
-      }
-    }
     if (!tokenEntry) {
       throw unauthorized('Unknown access token (oauth_token) for this app.', {
         code: 'unknown_access_token',
       });
     }
     const token = tokenEntry.token;
-    if (token.revokedAt !== null) {
+    if (tokenRevokedAt !== null) {
       throw unauthorized('This access token has been revoked.', { code: 'revoked_access_token' });
     }
     if (token.expiresAt !== null && token.expiresAt <= services.clock.now()) {
@@ -162,12 +225,19 @@ export async function authenticate(request: FastifyRequest, services: Services):
   const oauthParams: Array<[string, string]> = [];
   for (const [k, v] of params)
     if (k.startsWith('oauth_') && k !== 'oauth_signature') oauthParams.push([k, v]);
-  const result = verifySignature(
-    { method: request.method, origin, path: basePath + path, rawQuery: query, oauthParams },
-    params.get('oauth_signature')!,
-    key,
-  );
+  const signed = { method: request.method, origin, path: basePath + path, rawQuery: query, oauthParams };
+  const result = verifySignature(signed, params.get('oauth_signature')!, key);
   if (!result.ok) {
+    // Spec §7: a redirected request signed for the original URL is a 403, so the client learns
+    // to sign the 307's Location itself rather than that its keys are wrong.
+    for (const original of beforeRedirect(signed)) {
+      if (verifySignature(original, params.get('oauth_signature')!, key).ok) {
+        throw forbidden(
+          'This request is signed for the URL without the pagination the 307 redirect added: a redirected request needs a signature of its own. Sign the exact URL of the Location header (its path and its start and maxResults parameters) and send it again.',
+          { code: 'redirect_not_resigned' },
+        );
+      }
+    }
     if (services.config.mode === 'sandbox') {
       throw unauthorized(
         `Invalid signature. The server signed this base string (sandbox mode shows it; production does not): ${result.canonicalBaseString}`,
@@ -178,13 +248,27 @@ export async function authenticate(request: FastifyRequest, services: Services):
   }
 
   const nonceKey = `${app.idApp}:${idAccessToken ?? 0}:${params.get('oauth_nonce')}`;
-  if (await services.nonces.seen(nonceKey, windowSeconds * 2000)) {
+  if (await services.nonces.seen({ timestamp: Number(timestamp), nonceKey }, windowSeconds)) {
     throw unauthorized('This oauth_nonce has been used already: every request needs a new nonce.', {
       code: 'reused_nonce',
     });
   }
 
   return { idApp: app.idApp, kind: app.kind, idOwner: app.idUser, idUser, idAccessToken };
+}
+
+/**
+ * The URLs a request could have been signed for before a pagination redirect (`paginatedLocation`
+ * adds `start` and `maxResults` to the query, or a `/1` to the path): checked only when the
+ * signature failed, so they cost nothing on the requests that pass.
+ */
+function beforeRedirect(signed: SignatureInput): SignatureInput[] {
+  const out: SignatureInput[] = [];
+  const pairs = signed.rawQuery.split('&').filter((p) => p !== '');
+  const kept = pairs.filter((p) => !/^(start|maxResults)(=|$)/.test(p));
+  if (kept.length < pairs.length) out.push({ ...signed, rawQuery: kept.join('&') });
+  if (/\/1\/?$/.test(signed.path)) out.push({ ...signed, path: signed.path.replace(/\/1\/?$/, '') });
+  return out;
 }
 
 const KIND_NAMES: Record<AppKind, string> = {

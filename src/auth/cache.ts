@@ -4,9 +4,10 @@ import type { AccessToken, App } from '../store/schema.js';
 /**
  * Verified-credential lookups, kept for a few seconds, keyed by the token strings as sent: every
  * request needs the app, its access token and the signing key derived from both secrets, which
- * cost two hashes, two queries and four HMACs. A revocation in this process
- * clears the cache at once (`forgetCredentials`); one made by another process (the CLI, another
- * instance) takes effect within TTL_MS.
+ * cost two hashes, two queries and four HMACs. What never changes (ids, kind, expiry, the keys) is
+ * trusted from here; whether the app and token are still live is trusted only while the
+ * credentials version (`revocations.ts`) is the one the entry was checked at, so a revocation by
+ * any process or instance counts from the next request.
  */
 export const TTL_MS = 5000;
 const MAX_ENTRIES = 10_000;
@@ -18,12 +19,15 @@ interface Entry<T> {
 
 export interface CachedApp {
   app: App;
+  /** The credentials version at which the row was last known live (see `revocations.ts`). */
+  checkedAt: string;
   secret: string;
   /** The signing key with an empty token secret (widget apps). */
   widgetKey: KeyObject;
 }
 export interface CachedToken {
   token: AccessToken;
+  checkedAt: string;
   /** `appSecret&tokenSecret`, ready for HMAC. */
   key: KeyObject;
 }
@@ -53,9 +57,3 @@ export const cachedToken = (idApp: number, tokenHash: string, now: number) =>
   get(tokens, `${idApp}:${tokenHash}`, now);
 export const cacheToken = (idApp: number, tokenHash: string, value: CachedToken, now: number) =>
   put(tokens, `${idApp}:${tokenHash}`, value, now);
-
-/** Called by every revocation in this process. */
-export function forgetCredentials(): void {
-  apps.clear();
-  tokens.clear();
-}

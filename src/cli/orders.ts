@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { OrderView } from '../domain/order-views.js';
-import { payOrder } from '../domain/orders.js';
+import { payOrder, settleLost } from '../domain/orders.js';
 import { simulatePurchase } from '../domain/simulate.js';
 import { formatCents } from '../mappers/values.js';
 import { CliError, printJson, reportErrors, withServices } from './context.js';
@@ -17,6 +17,7 @@ function summary(v: OrderView) {
     articleValue: formatCents(o.articleValue),
     shipping: `${o.shippingMethodName} ${formatCents(o.shippingPrice)}`,
     totalValue: formatCents(o.totalValue),
+    ...(o.state === 'lost' ? { reason: o.cancellationReason } : {}),
     ...(o.state === 'paid' || o.state === 'sent'
       ? { paidFromMoney: formatCents(o.paidFromMoney), paidFromBonus: formatCents(o.paidFromBonus) }
       : {}),
@@ -36,6 +37,21 @@ export function registerOrderCommands(program: Command): void {
         if (!/^\d{1,10}$/.test(idOrder)) throw new CliError(`"${idOrder}" is not an order id.`);
         await withServices(cmd, async (services) => {
           printJson(summary(await payOrder(services, Number(idOrder))));
+        });
+      }),
+    );
+
+  order
+    .command('lost <idOrder>')
+    .description(
+      "Settle a sent order as lost (the parcel never arrived): the buyer gets back what the order held, the seller's loss is counted.",
+    )
+    .option('--reason <text>', "why (default: the buyer's report, if any)")
+    .action(
+      reportErrors(async (idOrder: string, opts: { reason?: string }, cmd: Command) => {
+        if (!/^\d{1,10}$/.test(idOrder)) throw new CliError(`"${idOrder}" is not an order id.`);
+        await withServices(cmd, async (services) => {
+          printJson(summary(await settleLost(services, Number(idOrder), opts.reason)));
         });
       }),
     );

@@ -1,8 +1,14 @@
 import type { Command } from 'commander';
 import { getAccount } from '../domain/account.js';
 import { parsePriceCents } from '../domain/money.js';
+import {
+  parseSellerActivationStart,
+  sellerActivationStatus,
+  transferText,
+} from '../domain/seller-activation.js';
 import { createUser, fundUser, normalizeCountry, parseAccountType } from '../domain/users.js';
 import { mapAccount } from '../mappers/account.js';
+import { formatTimestamp } from '../mappers/values.js';
 import { printJson, reportErrors, userByName, withServices } from './context.js';
 
 export function registerUserCommands(program: Command): void {
@@ -18,6 +24,11 @@ export function registerUserCommands(program: Command): void {
     .option('--first-name <name>')
     .option('--last-name <name>')
     .option('--email <email>')
+    .option(
+      '--seller-activation <state>',
+      '3: may sell at once (the default); 0: must complete the seller activation first',
+      '3',
+    )
     .action(
       reportErrors(async (opts: Record<string, string>, cmd: Command) => {
         await withServices(cmd, async (services) => {
@@ -29,6 +40,7 @@ export function registerUserCommands(program: Command): void {
             firstName: opts.firstName,
             lastName: opts.lastName,
             email: opts.email,
+            sellerActivation: parseSellerActivationStart(opts.sellerActivation!),
           });
           printJson(mapAccount(await getAccount(services, created.idUser)));
         });
@@ -43,6 +55,30 @@ export function registerUserCommands(program: Command): void {
         await withServices(cmd, async (services) => {
           const u = await userByName(services, username);
           printJson(mapAccount(await getAccount(services, u.idUser)));
+        });
+      }),
+    );
+
+  user
+    .command('activation <username>')
+    .description(
+      "Show a user's seller activation: its state, the bank account, and once they have arrived the two transfers the user must confirm (PUT /account/selleractivation).",
+    )
+    .action(
+      reportErrors(async (username: string, _opts: unknown, cmd: Command) => {
+        await withServices(cmd, async (services) => {
+          const u = await userByName(services, username);
+          const status = await sellerActivationStatus(services, u.idUser);
+          printJson({
+            username: u.username,
+            sellerActivation: status.sellerActivation,
+            maySell: status.maySell,
+            bankAccount: status.bankAccount,
+            requestedAt: status.requestedAt === null ? null : formatTimestamp(status.requestedAt),
+            transfersAt: status.transfersAt === null ? null : formatTimestamp(status.transfersAt),
+            transfers: status.transfers?.map(transferText) ?? null,
+            failedAttempts: status.failedAttempts,
+          });
         });
       }),
     );

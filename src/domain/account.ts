@@ -7,6 +7,7 @@ import type { User } from '../store/schema.js';
 import { addBonusBalance, updateUser } from '../store/users.js';
 import { DISPLAY_LANGUAGES } from './catalog.js';
 import type { DomainContext } from './context.js';
+import { withEffectiveActivation } from './seller-activation.js';
 
 /** Everything the Account entity shows: the user's row and the numbers counted elsewhere. */
 export interface AccountView {
@@ -14,14 +15,15 @@ export interface AccountView {
   counters: AccountCounters;
 }
 
-export async function loadAccount(db: Executor, idUser: number): Promise<AccountView> {
+/** The account as of `now` (a seller activation's transfers arrive with the time). */
+export async function loadAccount(db: Executor, idUser: number, now: number): Promise<AccountView> {
   const account = await findAccount(db, idUser);
   if (!account) throw notFound(`User ${idUser} does not exist.`);
-  return account;
+  return withEffectiveActivation(db, account, now);
 }
 
 export async function getAccount(ctx: DomainContext, idUser: number): Promise<AccountView> {
-  return loadAccount(ctx.database.db, idUser);
+  return loadAccount(ctx.database.db, idUser, ctx.clock.now());
 }
 
 /**
@@ -47,7 +49,7 @@ export async function setVacation(
   relistItems: boolean,
 ): Promise<{ account: AccountView; message: string }> {
   return ctx.database.transaction(async (tx) => {
-    const before = await loadAccount(tx, idUser);
+    const before = await loadAccount(tx, idUser, ctx.clock.now());
     await updateUser(tx, idUser, { onVacation: onVacation ? 1 : 0 });
     if (onVacation && before.user.maySell) {
       // relistItems is honoured only together with cancelOrders, as on the real API.
@@ -58,7 +60,7 @@ export async function setVacation(
     const message = onVacation
       ? 'Successfully set the account on vacation.'
       : 'Successfully returned the account from vacation.';
-    return { account: await loadAccount(tx, idUser), message };
+    return { account: await loadAccount(tx, idUser, ctx.clock.now()), message };
   });
 }
 
@@ -73,7 +75,7 @@ export async function setDisplayLanguage(ctx: DomainContext, idUser: number, idD
   }
   return ctx.database.transaction(async (tx) => {
     await updateUser(tx, idUser, { idDisplayLanguage });
-    return loadAccount(tx, idUser);
+    return loadAccount(tx, idUser, ctx.clock.now());
   });
 }
 
@@ -109,7 +111,7 @@ export async function redeemCoupons(
         results.push({ couponCode, successful: true, message: 'The coupon has been redeemed.' });
       }
     }
-    return { account: await loadAccount(tx, idUser), coupon: results };
+    return { account: await loadAccount(tx, idUser, ctx.clock.now()), coupon: results };
   });
 }
 

@@ -119,8 +119,8 @@ export async function reservationViews(
   });
 }
 
-export async function loadCart(db: Executor, idBuyer: number): Promise<CartView> {
-  const account = await loadAccount(db, idBuyer);
+export async function loadCart(db: Executor, idBuyer: number, now: number): Promise<CartView> {
+  const account = await loadAccount(db, idBuyer, now);
   const shippingAddress = await shippingAddressOf(db, account.user);
   const reservations = await reservationViews(
     db,
@@ -195,7 +195,7 @@ export async function releaseSellerReservations(db: Executor, idSeller: number, 
 export async function getCart(ctx: DomainContext, idBuyer: number): Promise<CartView> {
   return ctx.database.transaction(async (tx) => {
     await releaseExpired(tx, ctx.clock.now(), idBuyer);
-    return loadCart(tx, idBuyer);
+    return loadCart(tx, idBuyer, ctx.clock.now());
   });
 }
 
@@ -283,7 +283,7 @@ export async function changeCart(
   checkItems(items);
   return ctx.database.transaction(async (tx) => {
     const failed = await changeCartInTx(ctx, tx, idBuyer, action, items, ctx.clock.now());
-    return { cart: await loadCart(tx, idBuyer), failed };
+    return { cart: await loadCart(tx, idBuyer, ctx.clock.now()), failed };
   });
 }
 
@@ -313,7 +313,7 @@ export async function emptyCart(ctx: DomainContext, idBuyer: number): Promise<Ca
   return ctx.database.transaction(async (tx) => {
     const now = ctx.clock.now();
     for (const r of await buyerReservations(tx, idBuyer)) await releaseReservation(tx, r, now);
-    return loadCart(tx, idBuyer);
+    return loadCart(tx, idBuyer, ctx.clock.now());
   });
 }
 
@@ -325,7 +325,7 @@ export async function setCartShippingAddress(
   return ctx.database.transaction(async (tx) => {
     await releaseExpired(tx, ctx.clock.now(), idBuyer);
     await putCartShippingAddress(tx, idBuyer, address);
-    return loadCart(tx, idBuyer);
+    return loadCart(tx, idBuyer, ctx.clock.now());
   });
 }
 
@@ -377,7 +377,7 @@ export async function setReservationMethod(
       );
     }
     await setReservationShippingMethod(tx, idReservation, idShippingMethod);
-    return loadCart(tx, idBuyer);
+    return loadCart(tx, idBuyer, ctx.clock.now());
   });
 }
 

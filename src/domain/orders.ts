@@ -19,7 +19,7 @@ import { releaseSellerReservations } from './cart.js';
 import type { DomainContext } from './context.js';
 import { EVENTS } from './events.js';
 import { loadOrderView, type OrderView, partyOrder } from './order-views.js';
-import { recordShipment } from './seller-stats.js';
+import { recordLoss, recordShipment } from './seller-stats.js';
 import { attributesOf } from './stock-rules.js';
 import type { TradingContext } from './trading.js';
 
@@ -27,12 +27,16 @@ import type { TradingContext } from './trading.js';
  * The order state machine (spec §3; reference §1.4):
  *
  *   bought ──pay (CLI)──▶ paid ──send──▶ sent ──confirmReception──▶ received
- *     │                    │
- *     └──cancel / acceptCancellation──▶ cancelled ◀──┘
+ *     │                    │              │
+ *     └──cancel / acceptCancellation──▶ cancelled
+ *                                         │
+ *                                         └──requestCancellation (buyer, LOST_WAIT_PERIOD after
+ *                                            sent) + acceptCancellation (seller), or the
+ *                                            operator's `order lost`──▶ lost
  *
  * Money: paying takes the total from the buyer (money balance first, then bonus) and the order
- * holds it; reception releases it to the seller's money balance; cancelling a paid order gives each
- * part back to the balance it came from. Every transition is one transaction that applies only to
+ * holds it; reception releases it to the seller's money balance; cancelling a paid order, or
+ * losing a sent one, gives each part back to the balance it came from. Every transition is one transaction that applies only to
  * the order revision it was decided on (a concurrent change answers 412), moves the per-user order
  * counts, keeps the seller's counters, and appends `orderStateChanged`.
  */
@@ -125,6 +129,16 @@ async function cancel(
   if (options.relist) await relist(tx, order, now);
 }
 
+/**
+ * A sent order the buyer never received: the buyer gets back what the order held, to the balances
+ * it came from; the copies stay sold (they left with the parcel); the seller's loss is counted.
+ */
+async function lose(tx: Executor, order: Order, now: number, reason: string): Promise<void> {
+  await transition(tx, order, 'lost', now, { cancellationReason: reason });
+  await refundBalances(tx, order.idBuyer, heldBy(order));
+  await recordLoss(tx, order.idSeller);
+}
+
 function roleIn(order: Order, idUser: number): Role {
   return order.idSeller === idUser ? 'seller' : 'buyer';
 }
@@ -209,7 +223,11 @@ export async function actOnOrder(
         if (role !== 'buyer' || order.state !== 'sent') {
           throw refused(order, action, role, 'only the buyer confirms reception, and only of a sent order.');
         }
-        await transition(tx, order, 'received', now);
+        // A loss the buyer reported ends with the parcel arriving after all.
+        await transition(tx, order, 'received', now, {
+          cancellationRequestBuyer: null,
+          cancellationRequestBuyerDate: null,
+        });
         const held = heldBy(order);
         await addMoneyBalance(tx, order.idSeller, held.fromMoney + held.fromBonus);
         break;
@@ -238,7 +256,28 @@ export async function actOnOrder(
         break;
       }
       case 'requestCancellation': {
-        if (!open) throw refused(order, action, role, 'only an order not yet sent can be cancelled.');
+        if (order.state === 'sent') {
+          // A parcel that never arrived: the buyer asks, the seller accepts, the order is lost.
+          if (role !== 'buyer') {
+            throw refused(order, action, role, 'only the buyer may report a sent order as not received.');
+          }
+          const from = (order.dateSent ?? order.lastStateChange) + ctx.config.lostWaitPeriodMs;
+          if (now < from) {
+            throw refused(
+              order,
+              action,
+              role,
+              `a sent order may be reported as not received from ${formatTimestamp(from)} on (the shipping waiting period).`,
+            );
+          }
+        } else if (!open) {
+          throw refused(
+            order,
+            action,
+            role,
+            'only an order not yet sent can be cancelled, or a sent one reported lost by its buyer.',
+          );
+        }
         const mine = role === 'buyer' ? order.cancellationRequestBuyer : order.cancellationRequestSeller;
         const theirs = role === 'buyer' ? order.cancellationRequestSeller : order.cancellationRequestBuyer;
         if (mine !== null) throw refused(order, action, role, 'you have requested its cancellation already.');
@@ -268,12 +307,16 @@ export async function actOnOrder(
       }
       case 'acceptCancellation': {
         const theirs = role === 'buyer' ? order.cancellationRequestSeller : order.cancellationRequestBuyer;
+        if (order.state === 'sent' && role === 'seller' && theirs !== null) {
+          await lose(tx, order, now, theirs);
+          break;
+        }
         if (!open || theirs === null) {
           throw refused(
             order,
             action,
             role,
-            `only a cancellation the ${role === 'buyer' ? 'seller' : 'buyer'} requested, of an order not yet sent, can be accepted.`,
+            `only a cancellation the ${role === 'buyer' ? 'seller' : 'buyer'} requested can be accepted, of an order not yet sent (or, by the seller, of a sent order the buyer reported lost).`,
           );
         }
         const relistItems = order.relistOnCancel === 1 || (role === 'seller' && input.relist === true);
@@ -316,6 +359,26 @@ export async function payOrder(ctx: DomainContext, idOrder: number): Promise<Ord
     const order = await findOrder(tx, idOrder);
     if (!order) throw notFound(`There is no order ${idOrder}.`);
     await payOrderInTx(tx, order, ctx.clock.now());
+    return loadOrderView(tx, idOrder);
+  });
+}
+
+/**
+ * The operator settles a sent order as lost (`cardbazaar order lost ID`), e.g. after the carrier
+ * confirmed it: the same as the seller accepting the buyer's report.
+ */
+export async function settleLost(ctx: DomainContext, idOrder: number, reason?: string): Promise<OrderView> {
+  return ctx.database.transaction(async (tx) => {
+    const order = await findOrder(tx, idOrder);
+    if (!order) throw notFound(`There is no order ${idOrder}.`);
+    if (order.wasMergedInto !== null) {
+      throw preconditionFailed(`Order ${idOrder} was merged into order ${order.wasMergedInto}.`);
+    }
+    if (order.state !== 'sent') {
+      throw preconditionFailed(`Order ${idOrder} is ${order.state}: only a sent order can be lost.`);
+    }
+    const why = reason?.trim() || order.cancellationRequestBuyer || 'Settled as lost by the operator.';
+    await lose(tx, order, ctx.clock.now(), why);
     return loadOrderView(tx, idOrder);
   });
 }

@@ -12,7 +12,9 @@ import { updateUser } from '../store/users.js';
  *  - `avgShippingTime`: mean days from payment to shipment, rounded; `shipsFast` from it
  *    (1 very fast: two days or less, 2 fast: four days or less, else 0);
  *  - `reputation`: from the buyers' overall grades (1 very good … 4 bad; 10 "n/a" is not counted),
- *    0 until MIN_RATED evaluations exist.
+ *    0 until MIN_RATED evaluations exist;
+ *  - `lossPercentage`: the share of sent orders that were lost, as the live API's bands
+ *    (`0 - 2%`, `2 - 5%`, `5 - 10%`, and `10 - 100%` beyond).
  */
 const DAY = 86_400_000;
 export const MIN_RATED = 3;
@@ -58,4 +60,19 @@ export async function recordEvaluation(
   await updateUser(tx, idSeller, {
     reputation: reputationOf(stats.ratedEvaluations, stats.evaluationGradeTotal),
   });
+}
+
+/** The band of the live API's `lossPercentage` a share of lost shipments falls in. */
+export function lossBand(lost: number, shipped: number): string {
+  const share = shipped === 0 ? 0 : lost / shipped;
+  if (share <= 0.02) return '0 - 2%';
+  if (share <= 0.05) return '2 - 5%';
+  if (share <= 0.1) return '5 - 10%';
+  return '10 - 100%';
+}
+
+/** A sent order the buyer never received (`lost`): counted, and the seller's loss band moves. */
+export async function recordLoss(tx: Executor, idSeller: number): Promise<void> {
+  const stats = await addSellerStats(tx, idSeller, { lostOrders: 1 });
+  await updateUser(tx, idSeller, { lossPercentage: lossBand(stats.lostOrders, stats.shippedOrders) });
 }

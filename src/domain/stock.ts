@@ -35,6 +35,7 @@ import {
   type ProductRules,
   sameAttributes,
 } from './stock-rules.js';
+import { assertMaySell } from './seller-activation.js';
 
 /**
  * Bulk writes to a seller's stock (POST/PUT/DELETE /stock, PUT /stock/increase|decrease). Each
@@ -204,6 +205,7 @@ export async function addArticles(
   items: BulkItem<NewArticleInput>[],
 ): Promise<BulkResult[]> {
   return stockWrite(ctx, idUser, items, async (tx, now) => {
+    await assertMaySell(tx, idUser);
     const idProducts = [...new Set(items.flatMap((i) => ('input' in i ? [i.input.idProduct] : [])))];
     const products = await productRules(tx, idProducts);
     const candidates = items.flatMap((i): Array<[number, number]> =>
@@ -390,6 +392,7 @@ export async function increaseArticles(
   items: BulkItem<ArticleCountInput>[],
 ): Promise<BulkResult[]> {
   return stockWrite(ctx, idUser, items, async (tx, now) => {
+    await assertMaySell(tx, idUser);
     const set = await loadWorkingSet(tx, await stockRowsByIds(tx, idUser, namedIds(items)));
     const listed: number[] = [];
     const outcomes = await eachItem(items, async (input, tried) => {

@@ -3,6 +3,7 @@ import type { NewUser, User } from '../store/schema.js';
 import { addMoneyBalance, findUserByUsername, insertUser } from '../store/users.js';
 import { ACCOUNT_TYPES, type AccountType } from './catalog.js';
 import type { DomainContext } from './context.js';
+import { initialSellerActivation, type SellerActivationStart } from './seller-activation.js';
 
 export interface NewUserInput {
   username: string;
@@ -18,6 +19,12 @@ export interface NewUserInput {
   city?: string;
   email?: string;
   phoneNumber?: string;
+  /**
+   * Where the seller activation starts (`seller-activation.ts`): activated (3, the default, for
+   * users the operator creates and the demo data) or not (0: an account registered on the website,
+   * or `user create --seller-activation 0`), which must be activated before it may sell.
+   */
+  sellerActivation?: SellerActivationStart;
 }
 
 /** What every account starts with: no history, no bonus or bank details, not on vacation. */
@@ -90,8 +97,7 @@ export async function createUser(ctx: DomainContext, input: NewUserInput): Promi
       username,
       country,
       isCommercial: ACCOUNT_TYPES[input.accountType],
-      maySell: 1,
-      sellerActivation: 3,
+      ...initialSellerActivation(input.sellerActivation),
       firstName: input.firstName ?? username,
       lastName: input.lastName ?? '',
       company: input.company ?? null,

@@ -86,7 +86,15 @@ export function installBodyParsing(app: FastifyInstance): void {
  */
 export function checkExpect(request: FastifyRequest): void {
   const expect = request.headers.expect;
+  // An empty Expect: header is what the README (and the real API's documentation) tells clients to
+  // send with a large body; it expects nothing.
   if (!expect || expect.trim() === '') return;
+  if (!/^\s*100-continue\s*$/i.test(expect)) {
+    throw new ApiError(
+      417,
+      `The expectation "${expect}" cannot be met: the only one understood is 100-continue. Send no Expect header, or an empty one.`,
+    );
+  }
   const declared = request.headers['content-length'];
   if (declared === undefined && request.headers['transfer-encoding'] === undefined) return; // no body
   const length = Number(declared ?? Number.NaN);

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import { errorBody, STATUS_TEXT } from '../errors.js';
 import { STATIC_HEADERS } from './cors.js';
+import { CONTENT_TYPES, type Format } from './format.js';
 import { toXml } from './xml.js';
 
 /**
@@ -23,15 +24,33 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
     description =
       'The request is not valid HTTP (a header holds a character HTTP forbids, or the request line is malformed).';
   }
-  const body = Buffer.from(toXml(errorBody(status, description)));
+  if (socket.writable) socket.end(rawErrorResponse(status, description));
+  else socket.destroy(err);
+}
+
+/**
+ * A whole HTTP/1.1 error answer as bytes, for a socket Fastify never got a request from: the API's
+ * error body (XML unless the format is known to be JSON), the CORS headers, and `Connection: close`.
+ */
+export function rawErrorResponse(
+  status: number,
+  description: string,
+  headers: Record<string, string> = {},
+  format: Format = 'xml',
+): Buffer {
+  const tree = errorBody(status, description);
+  const body = Buffer.from(format === 'json' ? JSON.stringify(tree) : toXml(tree));
+  const all: Record<string, string> = {
+    ...STATIC_HEADERS,
+    'Access-Control-Allow-Methods': 'OPTIONS',
+    ...headers,
+  };
   const head = [
     `HTTP/1.1 ${status} ${STATUS_TEXT[status]}`,
-    'Content-Type: application/xml; charset=utf-8',
+    `Content-Type: ${CONTENT_TYPES[format]}`,
     `Content-Length: ${body.length}`,
-    ...Object.entries(STATIC_HEADERS).map(([k, v]) => `${k}: ${v}`),
-    'Access-Control-Allow-Methods: OPTIONS',
+    ...Object.entries(all).map(([k, v]) => `${k}: ${v}`),
     'Connection: close',
   ];
-  if (socket.writable) socket.end(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), body]));
-  else socket.destroy(err);
+  return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), body]);
 }

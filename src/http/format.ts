@@ -11,15 +11,16 @@ export type Format = 'xml' | 'json';
 const FORMAT = Symbol('cardbazaar.format');
 type WithFormat = IncomingMessage & { [FORMAT]?: Format };
 
-const PREFIX = /^\/ws\/v2\.0\/output\.(json|xml)(?=\/|\?|$)/;
+// Version 1.1 had the switch too: its 410 answers in the format the client asked for.
+const PREFIX = /^\/ws\/(v2\.0|v1\.1)\/output\.(json|xml)(?=\/|\?|$)/;
 
 export function rewriteFormatSegment(req: IncomingMessage): string {
   const url = req.url ?? '/';
   const m = PREFIX.exec(url);
   if (!m) return url;
-  (req as WithFormat)[FORMAT] = m[1] as Format;
+  (req as WithFormat)[FORMAT] = m[2] as Format;
   const rest = url.slice(m[0].length);
-  return `/ws/v2.0${rest.startsWith('/') ? rest : `/${rest}`}`;
+  return `/ws/${m[1]}${rest.startsWith('/') ? rest : `/${rest}`}`;
 }
 
 export function formatOf(req: IncomingMessage): Format {

@@ -52,16 +52,13 @@ export function pageFromPath(start: string | undefined, pageSize = 100): PageReq
 
 /**
  * Collections with both forms (`/stock`, `/orders/:actor/:state`): the path's `/:start`, else the
- * query's `start`/`maxResults`, else unpaginated in the path form. Both at once is a 400 rather than
- * one silently winning, so a client never reads a page it did not ask for.
+ * query's `start`/`maxResults`, else unpaginated in the path form. When the path gives the start,
+ * `start` and `maxResults` in the query are ignored: a widely used Python client sends
+ * `/stock/1?start=1&maxResults=100` on every read, and the live API serves it the path's page.
  */
 export function pageFromPathOrQuery(start: string | undefined, query: ApiRequest['query']): PageRequest {
+  if (start !== undefined && start !== '') return pageFromPath(start);
   const queried = query.start !== undefined || query.maxResults !== undefined;
-  if (start !== undefined && start !== '' && queried) {
-    throw badRequest('Page either by the path (/…/101) or by start and maxResults, not both.', {
-      field: 'start',
-    });
-  }
   return queried ? pageFromQuery(query) : pageFromPath(start);
 }
 

@@ -129,6 +129,25 @@ export class Router {
     this.add('DELETE', path, options, handler);
   }
 
+  /**
+   * The methods of the resource a path (relative to the prefix, as sent, still encoded) names, for
+   * the answers given where Fastify found no route: a path it cannot decode, a method it does not
+   * route (TRACE, PROPFIND, CONNECT). Static segments win over parameters, as in the router.
+   */
+  allowedFor(path: string): string | undefined {
+    if (!this.matchers) {
+      this.matchers = [...this.paths.entries()]
+        .map(([pattern, methods]) => ({
+          params: (pattern.match(/:/g) ?? []).length,
+          re: new RegExp(`^${pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}/?$`),
+          allowed: [...methods.keys(), 'OPTIONS'].join(', '),
+        }))
+        .sort((a, b) => a.params - b.params);
+    }
+    return this.matchers.find((m) => m.re.test(path))?.allowed;
+  }
+  private matchers: Array<{ params: number; re: RegExp; allowed: string }> | undefined;
+
   /** Every `METHOD /path` defined, for tables keyed by route (limit groups) to be checked against. */
   routeKeys(): string[] {
     const keys: string[] = [];

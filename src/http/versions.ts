@@ -44,6 +44,8 @@ export function installVersions(app: FastifyInstance, config: Config, wallClock:
 
   if (config.oldBaseUrls.length === 0) return;
   const sunset = new Date(config.oldBaseUrlCutoff).toUTCString();
+  // RFC 9745: a structured-field date, `@` and epoch seconds (the obsolete draft sent `true`).
+  const deprecation = `@${Math.floor(config.oldBaseUrlCutoff / 1000)}`;
   app.addHook('onRequest', async (request, reply) => {
     const host = requestHost(request, config);
     const bare = host.replace(/:\d+$/, '');
@@ -54,7 +56,7 @@ export function installVersions(app: FastifyInstance, config: Config, wallClock:
     if (wallClock.now() >= config.oldBaseUrlCutoff) {
       throw new ApiError(410, `This base address is no longer served since ${sunset}. Use ${current}.`);
     }
-    reply.header('Deprecation', 'true');
+    reply.header('Deprecation', deprecation);
     reply.header('Sunset', sunset);
     if (config.publicBaseUrl)
       reply.header('Link', `<${config.publicBaseUrl}${API_PREFIX}>; rel="successor-version"`);

@@ -24,6 +24,19 @@ function escapeText(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(INVALID_XML_CHARS, '');
 }
 
+/**
+ * Marks a list that a response always carries, even empty: JSON writes `[]`, and XML, which has no
+ * empty list, writes one empty element, so a client that reads the XML still finds the key (the
+ * bulk answers' `notUpdatedArticles`, `failed`…). Other empty lists write nothing, as before: an
+ * empty element there would read as one entity without fields.
+ */
+const ALWAYS_PRESENT = Symbol('alwaysPresent');
+
+export function presentList<T>(items: T[]): T[] {
+  Object.defineProperty(items, ALWAYS_PRESENT, { value: true });
+  return items;
+}
+
 function writeValue(name: string, value: unknown): string {
   if (value === undefined) return '';
   if (value === null) return `<${name}/>`;
@@ -35,6 +48,7 @@ function writeValue(name: string, value: unknown): string {
       return `<${name}>${value}</${name}>`;
   }
   if (Array.isArray(value)) {
+    if (value.length === 0) return ALWAYS_PRESENT in value ? `<${name}/>` : '';
     let out = '';
     for (const item of value) out += writeValue(name, item);
     return out;

@@ -4,7 +4,7 @@ import { mapAddress } from './address.js';
 import { mapArticle } from './article.js';
 import { mapShippingMethod } from './shipping-method.js';
 import { mapUser } from './user.js';
-import { link, money, timestamp } from './values.js';
+import { link, money, presentList, timestamp } from './values.js';
 
 /** The Evaluation entity (reference §2.12). */
 export function mapEvaluation(e: OrderEvaluation) {
@@ -14,7 +14,8 @@ export function mapEvaluation(e: OrderEvaluation) {
     packaging: e.packaging,
     speed: e.speed,
     comment: e.comment,
-    complaint: JSON.parse(e.complaints) as string[],
+    // Always there (reference §2.12), empty or not: one empty element in XML when there is none.
+    complaint: presentList(JSON.parse(e.complaints) as string[]),
   };
 }
 

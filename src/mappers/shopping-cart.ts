@@ -4,7 +4,7 @@ import { mapAddress } from './address.js';
 import { mapArticle } from './article.js';
 import { mapPricedMethod } from './shipping-method.js';
 import { mapUser } from './user.js';
-import { money } from './values.js';
+import { money, presentList } from './values.js';
 
 /** A Reservation (reference §2.16): the part of the cart one seller's articles make up. */
 export function mapReservation(r: ReservationView) {
@@ -27,7 +27,8 @@ export function mapShoppingCart(cart: CartView) {
   return {
     account: mapAccount(cart.account),
     shippingAddress: mapAddress(cart.shippingAddress),
-    shoppingCart: cart.reservations.map(mapReservation),
+    // Always there, empty or not (reference §2.16): clients iterate it without checking.
+    shoppingCart: presentList(cart.reservations.map(mapReservation)),
   };
 }
 

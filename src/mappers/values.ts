@@ -4,6 +4,9 @@
  * response is written.
  */
 
+/** Lists a response carries even when empty (an empty element in XML): see `presentList`. */
+export { presentList } from '../http/xml.js';
+
 /** Money: a JSON number with at most two decimals, and exactly two decimals in XML. */
 export class Money {
   constructor(readonly cents: number) {}
@@ -76,6 +79,19 @@ export function formatTimestamp(ms: number): string {
     `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}` +
     `T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}` +
     `${sign}${pad(Math.floor(abs / 60))}${pad(abs % 60)}`
+  );
+}
+
+/**
+ * `2023-06-22 14:30:04`: Berlin time without a zone, the database form the live API's export
+ * records show (an unfinished export's `finishedAt` is `0000-00-00 00:00:00`).
+ */
+export function dateTimeText(ms: number | null): string {
+  if (ms === null) return '0000-00-00 00:00:00';
+  const d = new Date(ms + berlinOffsetMinutes(ms) * 60_000);
+  return (
+    `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}` +
+    ` ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`
   );
 }
 

@@ -10,7 +10,7 @@ import type { WantslistRow } from '../store/wants.js';
 import { mapProductListed } from './catalog-product.js';
 import { mapGame } from './game.js';
 import { mapMetaproduct } from './metaproduct.js';
-import { link, money } from './values.js';
+import { link, money, presentList } from './values.js';
 
 /**
  * Wantslist and Want (reference §2.17), shaped like the recorded responses of the real API: a list
@@ -22,7 +22,7 @@ export function mapWantslist(list: WantslistRow, items?: WantView[]) {
     game: mapGame(list.game, { withLinks: false }),
     name: list.name,
     itemCount: list.itemCount,
-    item: items?.map(mapWant),
+    item: items && presentList(items.map(mapWant)),
     links: items ? undefined : [link('self', `/wantslist/${list.idWantslist}`)],
   };
 }
@@ -67,7 +67,8 @@ export function mapWant(view: WantView) {
     out.idMetaproduct = want.idMetaproduct;
     out.metaproduct = view.metaproduct ? mapMetaproduct(view.metaproduct, view.idLanguage) : null;
   }
-  out.idLanguage = wantLanguages(want);
+  // Empty means any language; an empty element in XML, as `editItem` takes it.
+  out.idLanguage = presentList(wantLanguages(want));
   out.minCondition = want.minCondition;
   const gameFlags = gameRules(view.idGame).flags as readonly string[];
   for (const flag of WANT_FLAGS) {

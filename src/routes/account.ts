@@ -1,11 +1,18 @@
 import { revokeAccessTokenById } from '../auth/apps.js';
 import { getAccount, redeemCoupons, setDisplayLanguage, setVacation } from '../domain/account.js';
+import {
+  completeSellerActivation,
+  parseBankDetails,
+  parseTransferAmounts,
+  requestSellerActivation,
+} from '../domain/seller-activation.js';
 import { badRequest } from '../errors.js';
 import { requireBody } from '../http/body.js';
-import { boolean, integer, strings } from '../http/fields.js';
+import { boolean, integer, strings, text } from '../http/fields.js';
 import { ok, type Router, USER_KINDS } from '../http/routing.js';
 import { accountLinks, mapAccount, mapCoupon } from '../mappers/account.js';
 import type { Services } from '../services.js';
+import { presentList } from '../mappers/values.js';
 
 /** Account management (spec §2.1, §4.1; reference §1.2). */
 export function accountRoutes(r: Router, services: Services): void {
@@ -48,7 +55,47 @@ export function accountRoutes(r: Router, services: Services): void {
     const body = requireBody(req.body, '<couponCode>…</couponCode>');
     const codes = strings(body, 'couponCode').map((c) => c.trim());
     const { account, coupon } = await redeemCoupons(services, req.auth.idUser!, codes);
-    return ok({ account: mapAccount(account), coupon: coupon.map(mapCoupon), links: accountLinks() });
+    return ok({
+      account: mapAccount(account),
+      coupon: presentList(coupon.map(mapCoupon)),
+      links: accountLinks(),
+    });
+  });
+
+  // Seller activation (reference §1.2; deprecated on the live API, mapped by client libraries):
+  // POST gives the bank details, PUT the two transfers' amounts.
+  r.post('/account/selleractivation', { kinds: USER_KINDS }, async (req) => {
+    const body = requireBody(req.body, '<bankAccountOwner/><iban/><bic/><bankName/><phoneNumber/>');
+    const details = parseBankDetails({
+      accountOwner: text(body, 'bankAccountOwner') ?? text(body, 'accountOwner'),
+      iban: text(body, 'iban'),
+      bic: text(body, 'bic'),
+      bankName: text(body, 'bankName'),
+      phoneNumber: text(body, 'phoneNumber'),
+    });
+    await requestSellerActivation(services, req.auth.idUser!, details);
+    const account = await getAccount(services, req.auth.idUser!);
+    return ok({
+      account: mapAccount(account),
+      message:
+        'Seller activation requested: two small transfers are made to your bank account and arrive on the next day.',
+      links: accountLinks(),
+    });
+  });
+
+  r.put('/account/selleractivation', { kinds: USER_KINDS }, async (req) => {
+    const body = requireBody(req.body, '<amount1>0.12</amount1><amount2>0.34</amount2>');
+    await completeSellerActivation(
+      services,
+      req.auth.idUser!,
+      parseTransferAmounts(text(body, 'amount1'), text(body, 'amount2')),
+    );
+    const account = await getAccount(services, req.auth.idUser!);
+    return ok({
+      account: mapAccount(account),
+      message: 'Seller activation complete: you may sell now.',
+      links: accountLinks(),
+    });
   });
 
   // Third-party apps only: ends the session of the user the app acts for.

@@ -11,18 +11,18 @@ import {
   listExports,
   requestExport,
 } from '../domain/exports.js';
-import { ApiError, errorBody, notFound } from '../errors.js';
+import { ApiError, notFound } from '../errors.js';
 import { idParam, integer, MAX_ID } from '../http/fields.js';
 import { publicOrigin } from '../http/origin.js';
 import { API_PREFIX, type ApiRequest, ok, type Router, USER_KINDS } from '../http/routing.js';
-import { mapExport } from '../mappers/export.js';
+import { mapExport, mapExportAccepted } from '../mappers/export.js';
 import type { Services } from '../services.js';
 import type { Export } from '../store/schema.js';
 import { findUserByIdOrName } from '../store/users.js';
 
 /**
- * Exports (reference §1.3, §1.6): `POST` answers 202 with the request; its status moves from
- * `pending` to `finished` and then carries a `url`. The url is an unguessable link on this server
+ * Exports (reference §1.3, §1.6): `POST` answers 202 with the live API's status body; `GET` shows
+ * the request, whose status moves from `pending` to `finished` and then carries a `url`. The url is an unguessable link on this server
  * (`/exports/files/:idRequest/:token`), fetched without OAuth like the real API's file links,
  * shown only to the requester and valid for the 24 hours the request is listed.
  */
@@ -36,28 +36,18 @@ export function exportRoutes(r: Router, services: Services): void {
   };
   const entity = (req: ApiRequest, e: Export) => mapExport(e, link(req, e));
 
-  const accepted = (req: ApiRequest, e: Export, created: boolean) => ({
-    status: 202,
-    body: {
-      ...errorBody(
-        202,
-        created
-          ? 'The export was requested; its status shows when the file can be downloaded.'
-          : 'This export is already being prepared; here is its status.',
-      ),
-      ...entity(req, e),
-    },
-  });
+  // Asking again while the same export is pending records nothing new; the answer is the same.
+  const accepted = () => ({ status: 202, body: mapExportAccepted() });
 
   const gameOf = (req: ApiRequest) => integer(req.query, 'idGame', { min: 1, max: MAX_ID });
 
   r.post('/exports/stock', { kinds: USER_KINDS }, async (req) => {
-    const { export: e, created } = await requestExport(services, idUser(req), {
+    await requestExport(services, idUser(req), {
       type: 'stock',
       resourceId: idUser(req),
       idGame: gameOf(req),
     });
-    return accepted(req, e, created);
+    return accepted();
   });
   r.get('/exports/stock', { kinds: USER_KINDS }, async (req) => {
     const list = await listExports(services, idUser(req), 'stock');
@@ -75,12 +65,12 @@ export function exportRoutes(r: Router, services: Services): void {
   };
   r.post('/exports/userOffers/:idUser', { kinds: USER_KINDS }, async (req) => {
     const user = await target(req);
-    const { export: e, created } = await requestExport(services, idUser(req), {
+    await requestExport(services, idUser(req), {
       type: 'userOffers',
       resourceId: user.idUser,
       idGame: gameOf(req),
     });
-    return accepted(req, e, created);
+    return accepted();
   });
   r.get('/exports/userOffers/:idUser', { kinds: USER_KINDS }, async (req) => {
     const e = await latestUserOffersExport(services, idUser(req), await target(req));

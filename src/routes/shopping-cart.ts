@@ -20,9 +20,18 @@ import { mapPricedMethod } from '../mappers/shipping-method.js';
 import { mapCartFailure, mapShoppingCart } from '../mappers/shopping-cart.js';
 import type { Services } from '../services.js';
 import type { PostalAddress } from '../store/reservations.js';
+import { presentList } from '../mappers/values.js';
 
 /** One `<article>` of a cart request: `idArticle` and a positive `count` (or its synonym `amount`). */
 function cartItem(a: XmlObject): CartItem {
+  if (a.action !== undefined) {
+    // Spec §4.2: one request performs only adds or only removes, named once at the top level; an
+    // action inside an article would otherwise be ignored, and the article added when removal was meant.
+    throw badRequest(
+      'One request performs only adds or only removes: send one <action> at the top level of <request>, none inside an <article>.',
+      { field: 'action' },
+    );
+  }
   const idArticle = requireInteger(a, 'idArticle', { min: 1 });
   const count = integer(a, 'count', { min: 1 });
   const amount = integer(a, 'amount', { min: 1 });
@@ -88,7 +97,7 @@ export function shoppingCartRoutes(r: Router, services: Services): void {
       );
     }
     const { cart, failed } = await changeCart(services, req.auth.idUser!, action, articles.map(cartItem));
-    return ok({ ...mapShoppingCart(cart), failed: failed.map(mapCartFailure) });
+    return ok({ ...mapShoppingCart(cart), failed: presentList(failed.map(mapCartFailure)) });
   });
 
   r.delete('/shoppingcart', { kinds: USER_KINDS }, async (req) => {

@@ -34,6 +34,7 @@ import {
   readCountItems,
   readItems,
 } from './stock-input.js';
+import { presentList } from '../mappers/values.js';
 
 /** A stock article as every stock answer shows it: `inShoppingCart` when copies sit in carts. */
 const stockArticle = (a: StockArticle, options: Pick<ArticleMapOptions, 'count' | 'withProduct'> = {}) =>
@@ -71,8 +72,8 @@ export function stockRoutes(r: Router, services: Services): void {
     const items = readItems(readArticles(req.body), parseNewArticle);
     const results = await addArticles(services, idUser(req), items);
     return ok({
-      inserted: results.map((x) =>
-        'error' in x ? mapFailedArticle(x) : mapInserted(stockArticle(x.article)),
+      inserted: presentList(
+        results.map((x) => ('error' in x ? mapFailedArticle(x) : mapInserted(stockArticle(x.article)))),
       ),
     });
   });
@@ -81,21 +82,21 @@ export function stockRoutes(r: Router, services: Services): void {
     const items = readItems(readArticles(req.body), parseArticleChange);
     const results = await updateArticles(services, idUser(req), items);
     return ok({
-      updatedArticles: results.flatMap((x) => ('error' in x ? [] : [stockArticle(x.article)])),
-      notUpdatedArticles: results.flatMap((x) => ('error' in x ? [mapFailedArticle(x)] : [])),
+      updatedArticles: presentList(results.flatMap((x) => ('error' in x ? [] : [stockArticle(x.article)]))),
+      notUpdatedArticles: presentList(results.flatMap((x) => ('error' in x ? [mapFailedArticle(x)] : []))),
     });
   });
 
   r.delete('/stock', { kinds: USER_KINDS }, async (req) => {
     const items = readItems(readArticles(req.body), parseArticleCount);
     const results = await deleteArticles(services, idUser(req), items);
-    return ok({ deleted: results.map(mapDeleted) });
+    return ok({ deleted: presentList(results.map(mapDeleted)) });
   });
 
   const changeAnswer = (results: BulkResult[]) =>
     ok({
-      article: results.flatMap((x) => ('error' in x ? [] : [stockArticle(x.article)])),
-      failed: results.flatMap((x) => ('error' in x ? [mapFailedArticle(x)] : [])),
+      article: presentList(results.flatMap((x) => ('error' in x ? [] : [stockArticle(x.article)]))),
+      failed: presentList(results.flatMap((x) => ('error' in x ? [mapFailedArticle(x)] : []))),
     });
   r.put('/stock/increase', { kinds: USER_KINDS }, async (req) =>
     changeAnswer(await increaseArticles(services, idUser(req), readCountItems(readArticles(req.body)))),

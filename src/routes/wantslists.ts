@@ -32,6 +32,7 @@ import { ok, type Router, USER_KINDS } from '../http/routing.js';
 import type { XmlObject } from '../http/xml.js';
 import { mapFailedWantslist, mapWantslist, mapWantslistDetail } from '../mappers/wantslist.js';
 import type { Services } from '../services.js';
+import { presentList } from '../mappers/values.js';
 
 /** Wants lists (reference §1.7, §2.17; spec §4.4 for the wish price codes). */
 export function wantslistRoutes(r: Router, services: Services): void {
@@ -51,7 +52,7 @@ export function wantslistRoutes(r: Router, services: Services): void {
     }));
     const { created, failed } = await createWantslists(services, req.auth.idUser!, inputs);
     return ok({
-      wantslist: created.map((l) => mapWantslist(l)),
+      wantslist: presentList(created.map((l) => mapWantslist(l))),
       failed: failed.length > 0 ? failed.map(mapFailedWantslist) : undefined,
     });
   });
@@ -70,7 +71,7 @@ export function wantslistRoutes(r: Router, services: Services): void {
 
   r.delete('/wantslist/:idWantslist', options, async (req) => {
     const left = await deleteWantslist(services, req.auth.idUser!, idParam(req.params, 'idWantslist'));
-    return ok({ wantslist: left.map((l) => mapWantslist(l)) });
+    return ok({ wantslist: presentList(left.map((l) => mapWantslist(l))) });
   });
 }
 

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { Executor } from './db.js';
 import { prepared } from './prepared.js';
+import { putSetting } from './settings.js';
 import type { AccessToken, App, AppKind } from './schema.js';
 
 export interface NewAppRow {
@@ -25,6 +27,64 @@ export async function findAppByTokenHash(db: Executor, tokenHash: string): Promi
   return (await appByTokenHash(db, tokenHash))[0];
 }
 
+export interface CredentialState {
+  appRevokedAt: number | null;
+  /** Undefined when the request carries no access token (widget apps) or the token row is gone. */
+  idAccessToken: number | null;
+  tokenRevokedAt: number | null;
+}
+
+// Parameters in the order the SQL holds them: the join's token id, then the app id.
+const credentialStateQuery = prepared(
+  (db, idAccessToken: number, idApp: number) =>
+    db
+      .selectFrom('apps')
+      .leftJoin('accessTokens', (join) =>
+        join
+          .on('accessTokens.idAccessToken', '=', idAccessToken)
+          .onRef('accessTokens.idApp', '=', 'apps.idApp'),
+      )
+      .select([
+        'apps.revokedAt as appRevokedAt',
+        'accessTokens.idAccessToken as idAccessToken',
+        'accessTokens.revokedAt as tokenRevokedAt',
+      ])
+      .where('apps.idApp', '=', idApp),
+  [0, 0],
+);
+
+/**
+ * Whether an app and one of its access tokens are still live (one primary-key lookup), for cached
+ * credentials once the credentials version has moved. `idAccessToken` 0 reads the app alone.
+ */
+export async function credentialState(
+  db: Executor,
+  idApp: number,
+  idAccessToken: number,
+): Promise<CredentialState | undefined> {
+  return (await credentialStateQuery(db, idAccessToken, idApp))[0];
+}
+
+/**
+ * A value that changes, in the same transaction, with every revocation of an app or access token
+ * (a `settings` row): processes that cache credentials read it to learn that something was revoked
+ * anywhere, by any process. Random rather than counted, so no dialect needs arithmetic on text.
+ */
+const CREDENTIALS_VERSION = 'credentialsVersion';
+
+const credentialsVersionQuery = prepared(
+  (db, key: string) => db.selectFrom('settings').select('value').where('key', '=', key),
+  [''],
+);
+
+export async function readCredentialsVersion(db: Executor): Promise<string> {
+  return (await credentialsVersionQuery(db, CREDENTIALS_VERSION))[0]?.value ?? '';
+}
+
+async function bumpCredentialsVersion(db: Executor): Promise<void> {
+  await putSetting(db, CREDENTIALS_VERSION, randomUUID());
+}
+
 export async function findAppById(db: Executor, idApp: number): Promise<App | undefined> {
   return db.selectFrom('apps').selectAll().where('idApp', '=', idApp).executeTakeFirst();
 }
@@ -46,6 +106,7 @@ export async function revokeApp(db: Executor, idApp: number, at: number): Promis
     .where('idApp', '=', idApp)
     .where('revokedAt', 'is', null)
     .execute();
+  await bumpCredentialsVersion(db);
 }
 
 export interface NewAccessTokenRow {
@@ -101,6 +162,7 @@ export async function revokeAccessToken(db: Executor, idAccessToken: number, at:
     .where('idAccessToken', '=', idAccessToken)
     .where('revokedAt', 'is', null)
     .executeTakeFirst();
+  await bumpCredentialsVersion(db);
   return r.numUpdatedRows === 1n;
 }
 
@@ -117,4 +179,5 @@ export async function revokeActiveTokens(
     .where('idUser', '=', idUser)
     .where('revokedAt', 'is', null)
     .execute();
+  await bumpCredentialsVersion(db);
 }

@@ -14,6 +14,10 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   const migrator = new Migrator({
     db: database.db,
     provider: { getMigrations: async () => migrations },
+    // Features are built on parallel branches, each with its own migration number, and land in any
+    // order: a database that already ran 0008 must still take a 0007 that lands after it. The
+    // migrations of different features touch different tables, so their order does not matter.
+    allowUnorderedMigrations: true,
     ...(migrationTableSchema ? { migrationTableSchema } : {}),
   });
   let outcome = await migrator.migrateToLatest();

@@ -312,6 +312,7 @@ export interface SellerStats {
   shippingTimeTotalMs: number;
   ratedEvaluations: number;
   evaluationGradeTotal: number;
+  lostOrders: number;
 }
 
 /** Adds to a seller's running sums and returns them. */
@@ -325,6 +326,7 @@ export async function addSellerStats(
     shippingTimeTotalMs: add.shippingTimeTotalMs ?? 0,
     ratedEvaluations: add.ratedEvaluations ?? 0,
     evaluationGradeTotal: add.evaluationGradeTotal ?? 0,
+    lostOrders: add.lostOrders ?? 0,
   };
   const row = await db
     .insertInto('sellerStats')
@@ -335,14 +337,22 @@ export async function addSellerStats(
         shippingTimeTotalMs: eb('sellerStats.shippingTimeTotalMs', '+', values.shippingTimeTotalMs),
         ratedEvaluations: eb('sellerStats.ratedEvaluations', '+', values.ratedEvaluations),
         evaluationGradeTotal: eb('sellerStats.evaluationGradeTotal', '+', values.evaluationGradeTotal),
+        lostOrders: eb('sellerStats.lostOrders', '+', values.lostOrders),
       })),
     )
-    .returning(['shippedOrders', 'shippingTimeTotalMs', 'ratedEvaluations', 'evaluationGradeTotal'])
+    .returning([
+      'shippedOrders',
+      'shippingTimeTotalMs',
+      'ratedEvaluations',
+      'evaluationGradeTotal',
+      'lostOrders',
+    ])
     .executeTakeFirstOrThrow();
   return {
     shippedOrders: Number(row.shippedOrders),
     shippingTimeTotalMs: Number(row.shippingTimeTotalMs),
     ratedEvaluations: Number(row.ratedEvaluations),
     evaluationGradeTotal: Number(row.evaluationGradeTotal),
+    lostOrders: Number(row.lostOrders),
   };
 }

@@ -422,6 +422,8 @@ export interface SellerStatsTable {
   shippingTimeTotalMs: number;
   ratedEvaluations: number;
   evaluationGradeTotal: number;
+  /** Sent orders that became `lost` (behind `lossPercentage`). */
+  lostOrders: number;
 }
 
 /** Localized expansion names (1 EN … 5 IT); English is also `expansions.enName`. */
@@ -466,6 +468,27 @@ export interface ImportedPriceGuidesTable {
   importedAt: number;
 }
 
+/** A seller activation in progress (reference §1.2): the two transfers to the given bank account. */
+export interface SellerActivationsTable {
+  idUser: number;
+  requestedAt: number;
+  /** When the transfers arrive (the next marketplace day): `sellerActivation` 2 from then on. */
+  transfersAt: number;
+  /** The two amounts, in cents, that PUT /account/selleractivation must name. */
+  transfer1: number;
+  transfer2: number;
+  /** Wrong answers so far; the activation starts over after MAX_ACTIVATION_ATTEMPTS. */
+  failedAttempts: number;
+}
+
+/** Nonces of accepted requests, kept while their timestamp is inside the OAuth window. */
+export interface OAuthNoncesTable {
+  /** The request's `oauth_timestamp`, in seconds. */
+  timestamp: number;
+  /** `idApp:idAccessToken:nonce` (0 for a widget app's missing token). */
+  nonceKey: string;
+}
+
 export interface DB {
   users: UsersTable;
   apps: AppsTable;
@@ -499,9 +522,12 @@ export interface DB {
   productSearchNames: ProductSearchNamesTable;
   productSearchWords: ProductSearchWordsTable;
   importedPriceGuides: ImportedPriceGuidesTable;
+  oauthNonces: OAuthNoncesTable;
+  sellerActivations: SellerActivationsTable;
 }
 
 export type User = Selectable<UsersTable>;
+export type SellerActivationRow = Selectable<SellerActivationsTable>;
 export type NewUser = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type App = Selectable<AppsTable>;
