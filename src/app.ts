@@ -19,6 +19,7 @@ import { API_PREFIX, type RouteConfig, type Router as ApiRouter, Router } from '
 import { installVersions } from './http/versions.js';
 import { limitHooks } from './limits/hook.js';
 import { installLimitsOperator } from './limits/operator.js';
+import { installCatalogDownloads } from './routes/catalog-downloads.js';
 import { registerRoutes } from './routes/index.js';
 import type { Services } from './services.js';
 
@@ -133,6 +134,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     route.kinds ? [authenticationHook(services, route.kinds), ...limits(route)] : [],
   );
   installLimitsOperator(app, services);
+  installCatalogDownloads(app, services);
 
   app.get('/healthz', async (_request, reply) => {
     const database = await services.database.ping();

@@ -5,6 +5,7 @@ import { createArticle, createMetaproduct, createProduct, type ProductFixture } 
 import { ApiClient, createTestApp, type DialectName, startTestServer, type TestServer } from './helpers.js';
 import { createTrader, type Trader } from './trading-helpers.js';
 import { assertShape, assertXmlMatchesJson, type Spec } from './conformance-shapes.js';
+import { recordParity } from './parity-recorder.js';
 
 /**
  * A small marketplace for the conformance suites: a professional seller with a company and a VAT
@@ -85,7 +86,15 @@ export async function getBoth(
   assert.equal(xml.status, status, `${path} (XML): ${xml.text}`);
   assert.match(String(xml.headers['content-type']), /^application\/xml; charset=utf-8$/);
   assertXmlMatchesJson(xml.text, json.json, spec, { values });
+  recordPinned(api, 'GET', path, path, status);
   return json;
+}
+
+/** Tells the parity recording that both formats of this answer were held to their entity's shape. */
+function recordPinned(api: ApiClient, method: string, jsonPath: string, xmlPath: string, status: number) {
+  const path = (p: string, json: boolean) => new URL(api.url(p, json)).pathname;
+  recordParity(api.server.services, method, path(jsonPath, true), status, true);
+  recordParity(api.server.services, method, path(xmlPath, false), status, true);
 }
 
 /**
@@ -110,5 +119,6 @@ export async function writeBoth(
   const xml = await api.request(method, xmlPath, { body: xmlBody });
   assert.equal(xml.status, status, `${method} ${xmlPath} (XML): ${xml.text}`);
   assertXmlMatchesJson(xml.text, json.json, spec, { values: false });
+  recordPinned(api, method, path, xmlPath, status);
   return json;
 }

@@ -14,6 +14,7 @@ import type { AccountType } from '../src/domain/catalog.js';
 import { createUser } from '../src/domain/users.js';
 import { createServices, type Services } from '../src/services.js';
 import type { AppKind, DB, User } from '../src/store/schema.js';
+import { recordParity } from './parity-recorder.js';
 
 /**
  * Test harness: a real app on a fresh database (SQLite in memory, or a private PostgreSQL schema when
@@ -274,6 +275,7 @@ export class ApiClient {
       payload: options.body,
       remoteAddress: options.remoteAddress,
     });
+    recordParity(this.server.services, method, u.pathname + u.search, res.statusCode);
     let json: unknown;
     if (res.body && String(res.headers['content-type'] ?? '').startsWith('application/json'))
       json = JSON.parse(res.body);

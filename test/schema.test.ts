@@ -41,6 +41,7 @@ const DECLARED = [
   'importedPriceGuides',
   'oauthNonces',
   'sellerActivations',
+  'catalogVersions',
 ];
 
 for (const dialect of DIALECTS) {

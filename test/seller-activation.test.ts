@@ -193,6 +193,13 @@ for (const dialect of DIALECTS) {
       assert.equal(xml.status, 200);
       assert.match(xml.text, /<sellerActivation>1<\/sellerActivation>/);
       assert.match(xml.text, /<iban>DE89370400440532013000<\/iban>/);
+      server.clock.advance(DAY);
+      const [t1, t2] = (await sellerActivationStatus(server.services, user.idUser)).transfers!;
+      const done = await api.put('/account/selleractivation', amountsXml(euros(t1), euros(t2)));
+      assert.equal(done.status, 200, done.text);
+      assert.match(String(done.headers['content-type']), /^application\/xml/);
+      assert.match(done.text, /<sellerActivation>3<\/sellerActivation>/);
+      assert.match(done.text, /<maySell>true<\/maySell>/);
       const widget = new ApiClient(server, await createTestApp(server, user, 'widget'));
       assert.equal((await widget.post('/account/selleractivation', bankXml())).status, 403);
     });

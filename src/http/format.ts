@@ -23,6 +23,11 @@ export function rewriteFormatSegment(req: IncomingMessage): string {
   return `/ws/${m[1]}${rest.startsWith('/') ? rest : `/${rest}`}`;
 }
 
+/** For answers outside `/ws` that are JSON documents (the catalog download files): their errors too. */
+export function setFormat(req: IncomingMessage, format: Format): void {
+  (req as WithFormat)[FORMAT] = format;
+}
+
 export function formatOf(req: IncomingMessage): Format {
   return (req as WithFormat)[FORMAT] ?? 'xml';
 }

@@ -489,6 +489,15 @@ export interface OAuthNoncesTable {
   nonceKey: string;
 }
 
+/**
+ * How often each catalog table has changed (raised by triggers, `0011_catalog_versions`): the
+ * download files are rebuilt when it moves.
+ */
+export interface CatalogVersionsTable {
+  name: 'products' | 'priceGuides';
+  version: number;
+}
+
 export interface DB {
   users: UsersTable;
   apps: AppsTable;
@@ -524,6 +533,7 @@ export interface DB {
   importedPriceGuides: ImportedPriceGuidesTable;
   oauthNonces: OAuthNoncesTable;
   sellerActivations: SellerActivationsTable;
+  catalogVersions: CatalogVersionsTable;
 }
 
 export type User = Selectable<UsersTable>;

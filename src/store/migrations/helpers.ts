@@ -1,8 +1,9 @@
 import { type CreateTableBuilder, type Kysely, SqliteAdapter, sql } from 'kysely';
 
 /**
- * The places migrations branch on the dialect: identity columns, and SQLite's WITHOUT ROWID storage
- * for tables keyed by their primary key alone. Everything else in a migration is written once and
+ * The places migrations branch on the dialect: identity columns, SQLite's WITHOUT ROWID storage
+ * for tables keyed by their primary key alone, and triggers (`0011_catalog_versions`: SQLite has
+ * row triggers only, PostgreSQL statement triggers calling a function). Everything else in a migration is written once and
  * runs on SQLite and PostgreSQL alike.
  */
 export function isSqlite(db: Kysely<unknown>): boolean {

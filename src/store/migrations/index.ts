@@ -7,6 +7,7 @@ import * as m0005 from './0005_trading.js';
 import * as m0003 from './0003_catalog.js';
 import * as m0008_1 from './0008_1_oauth_nonces.js';
 import * as m0008_2 from './0008_2_lost_orders.js';
+import * as m0011 from './0011_catalog_versions.js';
 import * as m0008_3 from './0008_3_seller_activation.js';
 
 /**
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0008_1_oauth_nonces': m0008_1,
   '0008_2_lost_orders': m0008_2,
   '0008_3_seller_activation': m0008_3,
+  '0011_catalog_versions': m0011,
 };
