@@ -20,6 +20,7 @@ import { installVersions } from './http/versions.js';
 import { limitHooks } from './limits/hook.js';
 import { installLimitsOperator } from './limits/operator.js';
 import { registerRoutes } from './routes/index.js';
+import { notFoundPage, websitePlugin } from './web/index.js';
 import type { Services } from './services.js';
 
 // Request ids: a random per-process prefix and a counter, unique without randomness per request.
@@ -130,7 +131,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
 
   const limits = limitHooks(services);
   router.install(app, (route) =>
-    route.kinds ? [authenticationHook(services, route.kinds), ...limits(route)] : [],
+    route.kinds ? [authenticationHook(services, route.kinds, route.signedByApp), ...limits(route)] : [],
   );
   installLimitsOperator(app, services);
 
@@ -143,7 +144,12 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       .send(JSON.stringify({ status: database ? 'ok' : 'unavailable', database: database ? 'up' : 'down' }));
   });
 
+  // The website: its own plugin context, so nothing of it runs on API requests.
+  await app.register(websitePlugin, { services });
+
   app.setNotFoundHandler(async (request, reply) => {
+    // Outside the API's `/ws` paths, an unknown address is a page nobody has: an HTML 404.
+    if (!/^\/ws(?:[/?]|$)/.test(request.url)) return notFoundPage(request, reply);
     // A method Fastify does not route (TRACE, PROPFIND…) on a resource that exists is a wrong method.
     const allowed = allowedForUrl(request.url);
     if (allowed) {

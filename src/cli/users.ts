@@ -8,7 +8,7 @@ import {
 } from '../domain/seller-activation.js';
 import { createUser, fundUser, normalizeCountry, parseAccountType } from '../domain/users.js';
 import { mapAccount } from '../mappers/account.js';
-import { formatTimestamp } from '../mappers/values.js';
+import { formatTimestamp } from '../format.js';
 import { printJson, reportErrors, userByName, withServices } from './context.js';
 
 export function registerUserCommands(program: Command): void {
