@@ -144,9 +144,6 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       .send(JSON.stringify({ status: database ? 'ok' : 'unavailable', database: database ? 'up' : 'down' }));
   });
 
-  // The website: its own plugin context, so nothing of it runs on API requests.
-  await app.register(websitePlugin, { services });
-
   app.setNotFoundHandler(async (request, reply) => {
     // Outside the API's `/ws` paths, an unknown address is a page nobody has: an HTML 404.
     if (!/^\/ws(?:[/?]|$)/.test(request.url)) return notFoundPage(request, reply);
@@ -192,6 +189,10 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       `Internal server error. The server log has the details under request id ${request.id}.`,
     );
   });
+
+  // The website: its own plugin context, so nothing of it runs on API requests. Registered last and
+  // not awaited, so the API's routes are installed with the error handler above.
+  app.register(websitePlugin, { services });
 
   return app;
 }
