@@ -460,7 +460,8 @@ export const SETTINGS = [
     key: 'signInAttemptsPerAddress',
     env: 'SIGNIN_ATTEMPTS_PER_ADDRESS',
     flag: '--signin-attempts-per-address',
-    description: 'Failed sign-ins allowed from one client address within SIGNIN_WINDOW, whatever the username.',
+    description:
+      'Failed sign-ins allowed from one client address within SIGNIN_WINDOW, whatever the username.',
     default: '30',
     parse: int(1, 1_000_000),
   }),
@@ -468,7 +469,8 @@ export const SETTINGS = [
     key: 'signInWindowMs',
     env: 'SIGNIN_WINDOW',
     flag: '--signin-window',
-    description: 'The window the sign-in attempt limits count in (e.g. 15m), starting with the first failure.',
+    description:
+      'The window the sign-in attempt limits count in (e.g. 15m), starting with the first failure.',
     default: '15m',
     parse: duration(1000),
   }),

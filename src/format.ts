@@ -76,7 +76,6 @@ export function dateTimeText(ms: number | null): string {
   );
 }
 
-
 /** The locales the website writes in, by its display language (en fr de es it). */
 const LOCALES: Record<string, string> = { en: 'en-GB', fr: 'fr-FR', de: 'de-DE', es: 'es-ES', it: 'it-IT' };
 export const localeOf = (lang: string) => LOCALES[lang] ?? 'en-GB';

@@ -44,7 +44,9 @@ export async function startServer(
       services.log.error({ err }, 'price guide refresh failed'),
     );
     if (config.mode === 'sandbox' && config.demoData) await printDemoCredentials(services, url, out);
-    out(`cardbazaar (${config.mode}) listening on ${url}/ws/v2.0 (website: ${url}/) — data in ${services.database.location}`);
+    out(
+      `cardbazaar (${config.mode}) listening on ${url}/ws/v2.0 (website: ${url}/) — data in ${services.database.location}`,
+    );
 
     let stopping: Promise<void> | undefined;
     const stop = () => {
@@ -74,9 +76,7 @@ async function printDemoCredentials(
   ];
   const withPasswords = await ensureDemoPasswords(services);
   if (withPasswords.length > 0) {
-    lines.push(
-      `  Website: ${url}/login as ${withPasswords.join(', ')} with the password "${DEMO_PASSWORD}"`,
-    );
+    lines.push(`  Website: ${url}/login as ${withPasswords.join(', ')} with the password "${DEMO_PASSWORD}"`);
   }
   for (const username of ['demo-seller', 'demo-buyer', 'demo-powerseller']) {
     const user = await findUserByUsername(services.database.db, username);

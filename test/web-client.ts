@@ -22,7 +22,12 @@ export class WebClient {
     readonly options: { acceptLanguage?: string; remoteAddress?: string } = {},
   ) {}
 
-  async request(method: 'GET' | 'POST', url: string, form?: Record<string, string>, headers: Record<string, string> = {}): Promise<WebResult> {
+  async request(
+    method: 'GET' | 'POST',
+    url: string,
+    form?: Record<string, string>,
+    headers: Record<string, string> = {},
+  ): Promise<WebResult> {
     const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     const res = await this.server.app.inject({
       method,
@@ -45,7 +50,12 @@ export class WebClient {
     const token = /name="_csrf" value="([^"]+)"/.exec(text)?.[1];
     if (token) this.csrf = token;
     const location = res.headers.location;
-    return { status: res.statusCode, headers: res.headers, text, location: typeof location === 'string' ? location : undefined };
+    return {
+      status: res.statusCode,
+      headers: res.headers,
+      text,
+      location: typeof location === 'string' ? location : undefined,
+    };
   }
 
   get(url: string) {

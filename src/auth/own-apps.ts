@@ -1,10 +1,24 @@
 import type { Mode } from '../config.js';
 import { FieldCheck } from '../domain/validation.js';
 import { badRequest, notFound } from '../errors.js';
-import { findAccessTokenById, findAppById, listAccessTokens, listAppsOfUser, revokeAccessToken, revokeApp } from '../store/apps.js';
+import {
+  findAccessTokenById,
+  findAppById,
+  listAccessTokens,
+  listAppsOfUser,
+  revokeAccessToken,
+  revokeApp,
+} from '../store/apps.js';
 import { countLiveAppsOfUser, listLiveAuthorizations } from '../store/authorizations.js';
 import type { AppKind } from '../store/schema.js';
-import { accessTokenCredential, type AppServices, appCredential, createApp, createAccessToken, type IssuedApp } from './apps.js';
+import {
+  accessTokenCredential,
+  type AppServices,
+  appCredential,
+  createApp,
+  createAccessToken,
+  type IssuedApp,
+} from './apps.js';
 
 /**
  * A user's own apps and the apps they authorized, as the profile page manages them: the same
@@ -42,7 +56,12 @@ export function checkCallbackUrl(check: FieldCheck, text: string, mode: Mode): s
   }
   const local = url && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-    check.add(field, 'callback_invalid', `A callback URL is an absolute https:// address of at most ${MAX_CALLBACK_URL} characters.`, { max: MAX_CALLBACK_URL });
+    check.add(
+      field,
+      'callback_invalid',
+      `A callback URL is an absolute https:// address of at most ${MAX_CALLBACK_URL} characters.`,
+      { max: MAX_CALLBACK_URL },
+    );
   } else if (url.protocol === 'http:' && !(local && mode === 'sandbox')) {
     check.add(
       field,
@@ -72,19 +91,32 @@ export async function createOwnApp(
 ): Promise<IssuedApp> {
   const check = new FieldCheck();
   const kind = KINDS[form.kind];
-  if (!kind) check.add('kind', 'app_kind_invalid', 'Choose the kind of app: dedicated, widget or third-party.');
+  if (!kind)
+    check.add('kind', 'app_kind_invalid', 'Choose the kind of app: dedicated, widget or third-party.');
   const name = form.name.trim();
   if (name === '') check.add('name', 'app_name_required', 'Give the app a name.');
-  else if (name.length > MAX_APP_NAME || /[\u0000-\u001f\u007f]/.test(name)) {
-    check.add('name', 'app_name_invalid', `An app name has at most ${MAX_APP_NAME} characters and no control characters.`, { max: MAX_APP_NAME });
+  else if (name.length > MAX_APP_NAME || /\p{Cc}/u.test(name)) {
+    check.add(
+      'name',
+      'app_name_invalid',
+      `An app name has at most ${MAX_APP_NAME} characters and no control characters.`,
+      { max: MAX_APP_NAME },
+    );
   }
   const callbackUrl = form.callbackUrl.trim();
   if (kind === 'thirdParty') checkCallbackUrl(check, callbackUrl, mode);
   check.throwIfAny();
   if ((await countLiveAppsOfUser(ctx.database.db, idUser)) >= MAX_LIVE_APPS) {
-    throw badRequest(`An account has at most ${MAX_LIVE_APPS} apps: revoke one first.`, { code: 'too_many_apps' });
+    throw badRequest(`An account has at most ${MAX_LIVE_APPS} apps: revoke one first.`, {
+      code: 'too_many_apps',
+    });
   }
-  return createApp(ctx, { idUser, kind: kind!, name, callbackUrl: kind === 'thirdParty' ? callbackUrl : null });
+  return createApp(ctx, {
+    idUser,
+    kind: kind!,
+    name,
+    callbackUrl: kind === 'thirdParty' ? callbackUrl : null,
+  });
 }
 
 export interface OwnApp {
@@ -120,7 +152,9 @@ export async function listOwnApps(ctx: AppServices, idUser: number): Promise<Own
       createdAt: app.createdAt,
       appToken: cred.token,
       appSecret: cred.secret,
-      accessToken: own ? { idAccessToken: own.idAccessToken, ...accessTokenCredential(ctx.serverKey, own) } : null,
+      accessToken: own
+        ? { idAccessToken: own.idAccessToken, ...accessTokenCredential(ctx.serverKey, own) }
+        : null,
       authorizedUsers: app.kind === 'thirdParty' ? new Set(live.map((t) => t.idUser)).size : 0,
     });
   }
@@ -137,7 +171,9 @@ async function ownLiveApp(ctx: AppServices, idUser: number, idApp: number) {
 export async function regenerateOwnAccessToken(ctx: AppServices, idUser: number, idApp: number) {
   const app = await ownLiveApp(ctx, idUser, idApp);
   if (app.kind !== 'dedicated') {
-    throw badRequest('Only a dedicated app has an access token of its owner to regenerate.', { code: 'not_dedicated' });
+    throw badRequest('Only a dedicated app has an access token of its owner to regenerate.', {
+      code: 'not_dedicated',
+    });
   }
   return createAccessToken(ctx, { idApp, idUser });
 }
@@ -154,9 +190,15 @@ export function listAuthorizations(ctx: AppServices, idUser: number) {
 }
 
 /** Takes back one access token the user gave a third-party app. */
-export async function revokeAuthorization(ctx: AppServices, idUser: number, idAccessToken: number): Promise<void> {
+export async function revokeAuthorization(
+  ctx: AppServices,
+  idUser: number,
+  idAccessToken: number,
+): Promise<void> {
   await ctx.database.transaction(async (tx) => {
-    const token = Number.isSafeInteger(idAccessToken) ? await findAccessTokenById(tx, idAccessToken) : undefined;
+    const token = Number.isSafeInteger(idAccessToken)
+      ? await findAccessTokenById(tx, idAccessToken)
+      : undefined;
     const app = token ? await findAppById(tx, token.idApp) : undefined;
     if (!token || !app || token.idUser !== idUser || app.kind !== 'thirdParty' || token.revokedAt !== null) {
       throw notFound(`You have no authorization ${idAccessToken}.`);

@@ -32,7 +32,13 @@ export async function createPasswordReset(
   const expiresAt = now + RESET_LINK_LIFETIME_MS;
   await ctx.database.transaction(async (tx) => {
     await deleteExpiredPasswordResets(tx, now);
-    await insertPasswordReset(tx, { tokenHash: hashToken(token), idUser, createdAt: now, expiresAt, usedAt: null });
+    await insertPasswordReset(tx, {
+      tokenHash: hashToken(token),
+      idUser,
+      createdAt: now,
+      expiresAt,
+      usedAt: null,
+    });
   });
   return { token, expiresAt };
 }
@@ -54,9 +60,13 @@ export async function findAccountForReset(ctx: DomainContext, login: string): Pr
 }
 
 function invalidLink(): ApiError {
-  return new ApiError(400, 'This password reset link is not valid: it was used already, has expired (links last an hour) or never existed. Ask for a new one.', {
-    code: 'reset_link_invalid',
-  });
+  return new ApiError(
+    400,
+    'This password reset link is not valid: it was used already, has expired (links last an hour) or never existed. Ask for a new one.',
+    {
+      code: 'reset_link_invalid',
+    },
+  );
 }
 
 /** Whether a link can still be used (the page asks before showing the form). */

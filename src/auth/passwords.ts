@@ -47,8 +47,20 @@ export async function verifyPassword(password: string, stored: string | null | u
   const salt = Buffer.from(parts[4]!, 'base64url');
   const expected = Buffer.from(parts[5]!, 'base64url');
   const key = await derive(password, salt, { N: n, r, p, maxmem: memoryFor(n, r, p) });
-  return stored !== null && stored !== undefined && key.length === expected.length && timingSafeEqual(key, expected);
+  return (
+    stored !== null &&
+    stored !== undefined &&
+    key.length === expected.length &&
+    timingSafeEqual(key, expected)
+  );
 }
 
 // A hash of nothing anyone can type (random at every start), with the current parameters.
-const DUMMY = [PREFIX, N, R, P, randomBytes(16).toString('base64url'), randomBytes(KEY_LENGTH).toString('base64url')].join('$');
+const DUMMY = [
+  PREFIX,
+  N,
+  R,
+  P,
+  randomBytes(16).toString('base64url'),
+  randomBytes(KEY_LENGTH).toString('base64url'),
+].join('$');

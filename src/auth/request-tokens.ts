@@ -2,7 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { DomainContext } from '../domain/context.js';
 import { ApiError, badRequest, forbidden, notFound, unauthorized } from '../errors.js';
 import { findAppById } from '../store/apps.js';
-import { claimRequestToken, deleteOldRequestTokens, findRequestToken, insertRequestToken } from '../store/request-tokens.js';
+import {
+  claimRequestToken,
+  deleteOldRequestTokens,
+  findRequestToken,
+  insertRequestToken,
+} from '../store/request-tokens.js';
 import { isSystemAccount } from '../store/system-accounts.js';
 import { type AppServices, issueAccessToken } from './apps.js';
 import { type Credential, hashToken } from './credentials.js';
@@ -69,13 +74,22 @@ export async function exchangeRequestToken(
       throw refused('This request token was issued to another app.', 'request_token_other_app');
     }
     if (row.usedAt !== null) {
-      throw refused('This request token has been exchanged already: a request token is good for one exchange.', 'request_token_used');
+      throw refused(
+        'This request token has been exchanged already: a request token is good for one exchange.',
+        'request_token_used',
+      );
     }
     if (row.expiresAt <= now) {
-      throw refused('This request token has expired (request tokens last 24 hours): send the user through /authenticate again.', 'request_token_expired');
+      throw refused(
+        'This request token has expired (request tokens last 24 hours): send the user through /authenticate again.',
+        'request_token_expired',
+      );
     }
     if (!(await claimRequestToken(tx, tokenHash, now))) {
-      throw refused('This request token has been exchanged already: a request token is good for one exchange.', 'request_token_used');
+      throw refused(
+        'This request token has been exchanged already: a request token is good for one exchange.',
+        'request_token_used',
+      );
     }
     const expiresAt = now + input.tokenDays * DAY_MS;
     const cred = await issueAccessToken(tx, ctx, { idApp: input.idApp, idUser: row.idUser, expiresAt });

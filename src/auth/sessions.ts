@@ -44,7 +44,12 @@ export async function findSession(ctx: DomainContext, id: string): Promise<Sessi
   if (!id || id.length > 100) return undefined;
   const row = await findLiveSession(ctx.database.db, hashToken(id), ctx.clock.now());
   return row
-    ? { idUser: row.idUser, username: row.username, idDisplayLanguage: row.idDisplayLanguage, expiresAt: row.expiresAt }
+    ? {
+        idUser: row.idUser,
+        username: row.username,
+        idDisplayLanguage: row.idDisplayLanguage,
+        expiresAt: row.expiresAt,
+      }
     : undefined;
 }
 

@@ -126,7 +126,9 @@ export function registerUserCommands(program: Command): void {
           const u = await userByName(services, username);
           const { token, expiresAt } = await createPasswordReset(services, u.idUser);
           const { config } = services;
-          const base = config.publicBaseUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+          const base =
+            config.publicBaseUrl ??
+            `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
           console.log(`${base}${resetLinkPath(token)}`);
           console.error(`Valid until ${formatTimestamp(expiresAt)}, once.`);
         });
@@ -149,6 +151,9 @@ export async function readPasswordLine(input: NodeJS.ReadStream | NodeJS.Readabl
       break;
     }
   }
-  if (text === '') throw new CliError('No password on standard input: send it as one line, e.g. echo "$PW" | cardbazaar user password NAME.');
+  if (text === '')
+    throw new CliError(
+      'No password on standard input: send it as one line, e.g. echo "$PW" | cardbazaar user password NAME.',
+    );
   return text;
 }

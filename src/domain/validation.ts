@@ -17,7 +17,10 @@ export type FieldProblems = Record<string, FieldProblem>;
 
 export class InvalidFields extends ApiError {
   constructor(readonly problems: FieldProblems) {
-    const [field, first] = Object.entries(problems)[0] ?? ['', { code: 'invalid', message: 'Invalid input.' }];
+    const [field, first] = Object.entries(problems)[0] ?? [
+      '',
+      { code: 'invalid', message: 'Invalid input.' },
+    ];
     super(400, first.message, { field, code: first.code });
     this.name = 'InvalidFields';
   }

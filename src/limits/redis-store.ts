@@ -131,7 +131,10 @@ export class RedisLimitStore implements LimitStore {
   async attempt(keys: readonly AttemptKey[], windowMs: number): Promise<AttemptResult> {
     if (!this.attemptScriptFor.has(keys.length)) {
       // The number of keys is part of a command's definition: one per arity (sign-in uses two).
-      this.redis.defineCommand(`cardbazaarAttempt${keys.length}`, { numberOfKeys: keys.length, lua: ATTEMPT });
+      this.redis.defineCommand(`cardbazaarAttempt${keys.length}`, {
+        numberOfKeys: keys.length,
+        lua: ATTEMPT,
+      });
       this.attemptScriptFor.add(keys.length);
     }
     let result: [number, number];

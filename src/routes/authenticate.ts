@@ -46,7 +46,10 @@ export function authenticateRoutes(r: Router, services: Services): void {
     return {
       status: 303,
       body: null,
-      headers: { Location: basePath + consentPath(params.appToken!, lang ?? 'en'), 'Cache-Control': 'no-store' },
+      headers: {
+        Location: basePath + consentPath(params.appToken!, lang ?? 'en'),
+        'Cache-Control': 'no-store',
+      },
     };
   };
   r.get('/authenticate/:appToken', { kinds: 'public' }, async (req) => handler(req.params, req.raw));

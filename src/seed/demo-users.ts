@@ -96,7 +96,8 @@ export async function ensureDemoPasswords(services: Services): Promise<string[]>
   for (const input of DEMO_USERS) {
     const user = await findUserByUsername(services.database.db, input.username);
     if (!user) continue;
-    if (user.passwordHash === null) await setPasswordHash(services.database.db, user.idUser, await hashPassword(DEMO_PASSWORD));
+    if (user.passwordHash === null)
+      await setPasswordHash(services.database.db, user.idUser, await hashPassword(DEMO_PASSWORD));
     done.push(input.username);
   }
   return done;

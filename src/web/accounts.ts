@@ -1,5 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { checkPasswordReset, createPasswordReset, findAccountForReset, RESET_LINK_LIFETIME_MS, resetLinkPath, resetPassword } from '../auth/password-reset.js';
+import {
+  checkPasswordReset,
+  createPasswordReset,
+  findAccountForReset,
+  RESET_LINK_LIFETIME_MS,
+  resetLinkPath,
+  resetPassword,
+} from '../auth/password-reset.js';
 import { signIn } from '../auth/sign-in.js';
 import { REGISTRATION_FIELDS, registerAccount } from '../domain/registration.js';
 import { COUNTRY_CODES } from '../domain/users.js';
@@ -16,7 +23,12 @@ export function accountPages(app: FastifyInstance, services: Services): void {
   const csrf = app.csrfProtection;
 
   app.get('/register', async (request, reply) =>
-    render(request, reply, 'register', { title: 'register.title', values: {}, errors: {}, countries: countries(request.lang) }),
+    render(request, reply, 'register', {
+      title: 'register.title',
+      values: {},
+      errors: {},
+      countries: countries(request.lang),
+    }),
   );
 
   app.post('/register', { preHandler: csrf }, async (request, reply) => {
@@ -29,13 +41,24 @@ export function accountPages(app: FastifyInstance, services: Services): void {
       const errors = formErrors(request.t, err, REGISTRATION_FIELDS);
       // The password is never sent back into the page.
       const values = { ...form, password: '' };
-      return render(request, reply, 'register', { title: 'register.title', values, errors, countries: countries(request.lang) }, 400);
+      return render(
+        request,
+        reply,
+        'register',
+        { title: 'register.title', values, errors, countries: countries(request.lang) },
+        400,
+      );
     }
   });
 
   app.get('/login', async (request, reply) => {
     const { next } = request.query as { next?: string };
-    return render(request, reply, 'login', { title: 'login.title', values: {}, errors: {}, next: localPath(next) });
+    return render(request, reply, 'login', {
+      title: 'login.title',
+      values: {},
+      errors: {},
+      next: localPath(next),
+    });
   });
 
   app.post('/login', { preHandler: csrf }, async (request, reply) => {
@@ -58,7 +81,13 @@ export function accountPages(app: FastifyInstance, services: Services): void {
       const errors = formErrors(request.t, err, ['username', 'password']);
       if (err instanceof ApiError) reply.headers(err.headers);
       const status = err instanceof ApiError && (err.status === 401 || err.status === 429) ? err.status : 400;
-      return render(request, reply, 'login', { title: 'login.title', values: { username: form.username }, errors, next }, status);
+      return render(
+        request,
+        reply,
+        'login',
+        { title: 'login.title', values: { username: form.username }, errors, next },
+        status,
+      );
     }
   });
 
@@ -68,7 +97,12 @@ export function accountPages(app: FastifyInstance, services: Services): void {
   });
 
   app.get('/password/forgot', async (request, reply) =>
-    render(request, reply, 'password-forgot', { title: 'forgot.title', values: {}, errors: {}, canMail: services.mailer !== undefined }),
+    render(request, reply, 'password-forgot', {
+      title: 'forgot.title',
+      values: {},
+      errors: {},
+      canMail: services.mailer !== undefined,
+    }),
   );
 
   // The answer is the same whether the account exists or not, so the form tells nobody which do.
@@ -77,7 +111,10 @@ export function accountPages(app: FastifyInstance, services: Services): void {
     const user = await findAccountForReset(services, login);
     if (user && services.mailer) {
       // At most a few emails an hour to one account, so the form cannot be used to flood a mailbox.
-      const allowed = await services.limits.attempt([{ key: `reset:${user.idUser}`, max: 3 }], RESET_LINK_LIFETIME_MS);
+      const allowed = await services.limits.attempt(
+        [{ key: `reset:${user.idUser}`, max: 3 }],
+        RESET_LINK_LIFETIME_MS,
+      );
       if (allowed.allowed) {
         const { token } = await createPasswordReset(services, user.idUser);
         const { origin, basePath } = publicOrigin(request, services.config);
@@ -91,7 +128,10 @@ export function accountPages(app: FastifyInstance, services: Services): void {
         });
       }
     } else if (user && services.config.mode === 'sandbox') {
-      request.log.info({ username: user.username }, 'password reset asked for without SMTP_URL: `cardbazaar user reset-link` prints a link');
+      request.log.info(
+        { username: user.username },
+        'password reset asked for without SMTP_URL: `cardbazaar user reset-link` prints a link',
+      );
     }
     return redirectWithFlash(reply, '/login', services.mailer ? 'flash.resetSent' : 'flash.resetNoMail');
   });
@@ -102,7 +142,13 @@ export function accountPages(app: FastifyInstance, services: Services): void {
       await checkPasswordReset(services, token);
     } catch (err) {
       const errors = formErrors(request.t, err);
-      return render(request, reply, 'password-reset', { title: 'reset.title', errors, valid: false, token }, 400);
+      return render(
+        request,
+        reply,
+        'password-reset',
+        { title: 'reset.title', errors, valid: false, token },
+        400,
+      );
     }
     return render(request, reply, 'password-reset', { title: 'reset.title', errors: {}, valid: true, token });
   });

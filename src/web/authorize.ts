@@ -64,14 +64,21 @@ export function authorizePages(app: FastifyInstance, services: Services): void {
     });
   });
 
-  app.post('/authorize/:appToken', { onRequest: requireUser, preHandler: app.csrfProtection }, async (request, reply) => {
-    const { appToken } = request.params as { appToken: string };
-    const found = await thirdPartyApp(appToken);
-    const { decision } = fields(request, ['decision']);
-    if (decision !== 'approve') {
-      return render(request, reply, 'authorize-declined', { title: 'declined.title', appName: found.name });
-    }
-    const { requestToken } = await issueRequestToken(services, { idApp: found.idApp, idUser: request.user!.idUser });
-    return reply.code(303).header('Location', callbackWithToken(found.callbackUrl!, requestToken)).send();
-  });
+  app.post(
+    '/authorize/:appToken',
+    { onRequest: requireUser, preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const { appToken } = request.params as { appToken: string };
+      const found = await thirdPartyApp(appToken);
+      const { decision } = fields(request, ['decision']);
+      if (decision !== 'approve') {
+        return render(request, reply, 'authorize-declined', { title: 'declined.title', appName: found.name });
+      }
+      const { requestToken } = await issueRequestToken(services, {
+        idApp: found.idApp,
+        idUser: request.user!.idUser,
+      });
+      return reply.code(303).header('Location', callbackWithToken(found.callbackUrl!, requestToken)).send();
+    },
+  );
 }

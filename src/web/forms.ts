@@ -47,7 +47,8 @@ export function formErrors(t: Translator, err: unknown, formFields: readonly str
   }
   if (err instanceof ApiError && err.status < 500) {
     const text = (err.code && t.maybe(`errors.${err.code}`)) || err.message;
-    const field = err.field && (formFields.length === 0 || formFields.includes(err.field)) ? err.field : '_form';
+    const field =
+      err.field && (formFields.length === 0 || formFields.includes(err.field)) ? err.field : '_form';
     return { [field]: text };
   }
   throw err;
@@ -59,9 +60,18 @@ interface Flash {
 }
 
 /** 303 to `location` with a message the next page shows once (a signed cookie, read and cleared). */
-export function redirectWithFlash(reply: FastifyReply, location: string, key: Key, params?: Params): FastifyReply {
+export function redirectWithFlash(
+  reply: FastifyReply,
+  location: string,
+  key: Key,
+  params?: Params,
+): FastifyReply {
   const flash: Flash = params ? { key, params } : { key };
-  reply.setCookie(FLASH_COOKIE, JSON.stringify(flash), { ...reply.server.webCookieOptions, signed: true, maxAge: 60 });
+  reply.setCookie(FLASH_COOKIE, JSON.stringify(flash), {
+    ...reply.server.webCookieOptions,
+    signed: true,
+    maxAge: 60,
+  });
   return reply.code(303).header('Location', location).send();
 }
 
@@ -86,6 +96,6 @@ export function takeFlash(request: FastifyRequest, reply: FastifyReply): string 
  */
 export function localPath(next: unknown, fallback = '/profile'): string {
   if (typeof next !== 'string' || next.length > 2000) return fallback;
-  if (!/^\/(?![/\\])/.test(next) || /[\u0000-\u001f\\]/.test(next)) return fallback;
+  if (!/^\/(?![/\\])/.test(next) || /[\p{Cc}\\]/u.test(next)) return fallback;
   return next;
 }

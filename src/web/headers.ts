@@ -6,7 +6,13 @@ import type { FastifyReply } from 'fastify';
  * CORS headers every API answer carries are not for pages.
  */
 export function pageHeaders(reply: FastifyReply): void {
-  for (const name of ['Access-Control-Allow-Origin', 'Access-Control-Allow-Headers', 'Access-Control-Expose-Headers', 'Access-Control-Max-Age', 'Access-Control-Allow-Methods']) {
+  for (const name of [
+    'Access-Control-Allow-Origin',
+    'Access-Control-Allow-Headers',
+    'Access-Control-Expose-Headers',
+    'Access-Control-Max-Age',
+    'Access-Control-Allow-Methods',
+  ]) {
     reply.removeHeader(name);
   }
   reply.headers({
@@ -27,4 +33,3 @@ export function contentSecurityPolicy(formActionOrigin?: string): string {
   const formAction = formActionOrigin ? `'self' ${formActionOrigin}` : "'self'";
   return `default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action ${formAction}`;
 }
-

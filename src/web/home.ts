@@ -8,6 +8,10 @@ import { render } from './render.js';
 export function homePages(app: FastifyInstance, services: Services): void {
   app.get('/', async (request, reply) => {
     const { origin, basePath } = publicOrigin(request, services.config);
-    return render(request, reply, 'home', { title: 'home.title', apiBase: `${origin}${basePath}${API_PREFIX}`, mode: services.config.mode });
+    return render(request, reply, 'home', {
+      title: 'home.title',
+      apiBase: `${origin}${basePath}${API_PREFIX}`,
+      mode: services.config.mode,
+    });
   });
 }

@@ -29,7 +29,10 @@ import { pageHeaders } from './headers.js';
 /** Form bodies are small; anything bigger is not a person typing. */
 const FORM_BODY_LIMIT = 64 * 1024;
 
-export async function websitePlugin(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export async function websitePlugin(
+  app: FastifyInstance,
+  { services }: { services: Services },
+): Promise<void> {
   const options = cookieOptions(services.config);
   app.decorate('webCookieOptions', options);
   app.decorateRequest('user', undefined);
@@ -41,7 +44,13 @@ export async function websitePlugin(app: FastifyInstance, { services }: { servic
   app.removeAllContentTypeParsers();
   await app.register(fastifyFormbody, { bodyLimit: FORM_BODY_LIMIT });
   app.addContentTypeParser('*', (request, _payload, done) => {
-    done(new ApiError(415, `Forms are sent as application/x-www-form-urlencoded (got "${request.headers['content-type']}").`), undefined);
+    done(
+      new ApiError(
+        415,
+        `Forms are sent as application/x-www-form-urlencoded (got "${request.headers['content-type']}").`,
+      ),
+      undefined,
+    );
   });
 
   await app.register(fastifyCookie, {
@@ -61,7 +70,12 @@ export async function websitePlugin(app: FastifyInstance, { services }: { servic
 
   // Assets do not need the session: a stylesheet costs no database query.
   await app.register(async (assets) => {
-    await assets.register(fastifyStatic, { root: ASSETS_DIR, prefix: '/assets/', maxAge: '1h', index: false });
+    await assets.register(fastifyStatic, {
+      root: ASSETS_DIR,
+      prefix: '/assets/',
+      maxAge: '1h',
+      index: false,
+    });
   });
 
   await app.register(async (pages) => {
@@ -90,10 +104,12 @@ function errorPage(services: Services) {
       status = 500;
       message = request.t('error.internal', { id: request.id });
     } else {
-      message = (error instanceof ApiError && error.code && request.t.maybe(`errors.${error.code}`)) || error.message;
+      message =
+        (error instanceof ApiError && error.code && request.t.maybe(`errors.${error.code}`)) || error.message;
     }
     if (error instanceof ApiError) reply.headers(error.headers);
-    if (services.config.mode === 'production' && status === 500) message = request.t('error.internal', { id: request.id });
+    if (services.config.mode === 'production' && status === 500)
+      message = request.t('error.internal', { id: request.id });
     return render(request, reply, 'error', { title: 'error.title', status, message }, status);
   };
 }
@@ -103,5 +119,11 @@ export function notFoundPage(request: FastifyRequest, reply: FastifyReply): Fast
   request.lang = langFromAcceptLanguage(request.headers['accept-language']);
   request.t = translator(request.lang);
   pageHeaders(reply);
-  return render(request, reply, 'error', { title: 'error.notFoundTitle', status: 404, message: request.t('error.notFound') }, 404);
+  return render(
+    request,
+    reply,
+    'error',
+    { title: 'error.notFoundTitle', status: 404, message: request.t('error.notFound') },
+    404,
+  );
 }

@@ -59,23 +59,42 @@ export function profilePages(app: FastifyInstance, services: Services): void {
   app.post('/profile/vacation', form, async (request, reply) => {
     const f = fields(request, ['onVacation', 'cancelOrders', 'relistItems']);
     const onVacation = f.onVacation === 'true';
-    await setVacation(services, request.user!.idUser, onVacation, f.cancelOrders === 'true', f.relistItems === 'true');
+    await setVacation(
+      services,
+      request.user!.idUser,
+      onVacation,
+      f.cancelOrders === 'true',
+      f.relistItems === 'true',
+    );
     return redirectWithFlash(reply, '/profile', onVacation ? 'flash.vacationOn' : 'flash.vacationOff');
   });
 
   app.get('/profile/apps/new', signedIn, async (request, reply) => {
     const { kind } = request.query as { kind?: string };
-    return render(request, reply, 'app-new', { title: 'apps.newTitle', values: { kind: kind ?? 'dedicated' }, errors: {}, mode: services.config.mode });
+    return render(request, reply, 'app-new', {
+      title: 'apps.newTitle',
+      values: { kind: kind ?? 'dedicated' },
+      errors: {},
+      mode: services.config.mode,
+    });
   });
 
   app.post('/profile/apps', form, async (request, reply) => {
     const values = fields(request, APP_FIELDS);
     try {
       const issued = await createOwnApp(services, request.user!.idUser, values, services.config.mode);
-      return redirectWithFlash(reply, `/profile#app-${issued.app.idApp}`, 'flash.appCreated', { name: issued.app.name });
+      return redirectWithFlash(reply, `/profile#app-${issued.app.idApp}`, 'flash.appCreated', {
+        name: issued.app.name,
+      });
     } catch (err) {
       const errors = formErrors(request.t, err, APP_FIELDS);
-      return render(request, reply, 'app-new', { title: 'apps.newTitle', values, errors, mode: services.config.mode }, 400);
+      return render(
+        request,
+        reply,
+        'app-new',
+        { title: 'apps.newTitle', values, errors, mode: services.config.mode },
+        400,
+      );
     }
   });
 

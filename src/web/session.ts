@@ -3,7 +3,14 @@ import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fa
 import { endSession, findSession, type SessionUser, startSession } from '../auth/sessions.js';
 import type { Config } from '../config.js';
 import type { Services } from '../services.js';
-import { isLang, type Lang, langFromAcceptLanguage, langOfDisplayLanguage, type Translator, translator } from './i18n/index.js';
+import {
+  isLang,
+  type Lang,
+  langFromAcceptLanguage,
+  langOfDisplayLanguage,
+  type Translator,
+  translator,
+} from './i18n/index.js';
 
 /**
  * The website's session: the cookie holds a random id, signed (so a forged or altered cookie is
@@ -72,7 +79,12 @@ export const requireUser: onRequestAsyncHookHandler = async (request, reply) => 
 };
 
 /** Signs the browser in with a brand-new session id (any earlier one of this browser ends). */
-export async function signInBrowser(services: Services, request: FastifyRequest, reply: FastifyReply, idUser: number) {
+export async function signInBrowser(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  idUser: number,
+) {
   if (request.sessionId) await endSession(services, request.sessionId);
   const session = await startSession(services, idUser, services.config.sessionLifetimeMs);
   reply.setCookie(SESSION_COOKIE, session.id, {

@@ -87,7 +87,10 @@ export async function launchBrowser(suite: string): Promise<BrowserSession> {
       });
       const page = await context.newPage();
       page.on('load', () => {
-        const file = join(SCREENSHOTS, `${suite}-${String(++shot).padStart(2, '0')}-${name}-${new URL(page.url()).pathname.replace(/[^a-z0-9]+/gi, '_').slice(0, 40)}.png`);
+        const file = join(
+          SCREENSHOTS,
+          `${suite}-${String(++shot).padStart(2, '0')}-${name}-${new URL(page.url()).pathname.replace(/[^a-z0-9]+/gi, '_').slice(0, 40)}.png`,
+        );
         page.screenshot({ path: file, fullPage: true }).catch(() => {});
       });
       return page;
@@ -99,11 +102,17 @@ export async function launchBrowser(suite: string): Promise<BrowserSession> {
 }
 
 /** A small HTTP server standing in for a third-party app's callback: it records what it received. */
-export async function startCallbackServer(): Promise<{ url: string; received: URL[]; close(): Promise<void> }> {
+export async function startCallbackServer(): Promise<{
+  url: string;
+  received: URL[];
+  close(): Promise<void>;
+}> {
   const received: URL[] = [];
   const server: Server = createServer((req, res) => {
     received.push(new URL(req.url ?? '/', 'http://127.0.0.1'));
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Robot</title><h1>The robot got its request token.</h1>');
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end('<!doctype html><title>Robot</title><h1>The robot got its request token.</h1>');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();

@@ -2,18 +2,34 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { describeUnless, signedHeader, type TestCredentials, xmlRequest } from '../helpers.js';
-import { type BrowserServer, type BrowserSession, launchBrowser, NO_BROWSER, startBrowserServer, startCallbackServer } from './harness.js';
+import {
+  type BrowserServer,
+  type BrowserSession,
+  launchBrowser,
+  NO_BROWSER,
+  startBrowserServer,
+  startCallbackServer,
+} from './harness.js';
 
 /**
  * The issue's scenarios in Chromium: a person registers, creates apps and reads their credentials
  * off the page; a third-party app's user authorizes it; and the hostile cases.
  */
 
-async function signedFetch(server: BrowserServer, cred: TestCredentials, method: string, path: string, body?: string) {
+async function signedFetch(
+  server: BrowserServer,
+  cred: TestCredentials,
+  method: string,
+  path: string,
+  body?: string,
+) {
   const url = `${server.url}/ws/v2.0/output.json${path}`;
   const res = await fetch(url, {
     method,
-    headers: { authorization: signedHeader(cred, method, url), ...(body ? { 'content-type': 'application/xml' } : {}) },
+    headers: {
+      authorization: signedHeader(cred, method, url),
+      ...(body ? { 'content-type': 'application/xml' } : {}),
+    },
     body,
   });
   return { status: res.status, json: (await res.json().catch(() => undefined)) as any };
@@ -29,7 +45,13 @@ async function register(page: Page, server: BrowserServer, username: string, pas
   await page.waitForURL(`${server.url}/profile`);
 }
 
-async function createApp(page: Page, server: BrowserServer, kind: string, name: string, callbackUrl?: string) {
+async function createApp(
+  page: Page,
+  server: BrowserServer,
+  kind: string,
+  name: string,
+  callbackUrl?: string,
+) {
   await page.goto(`${server.url}/profile/apps/new`);
   await page.locator(`input[name=kind][value=${kind}]`).check();
   await page.getByLabel('Name', { exact: true }).fill(name);
@@ -38,7 +60,10 @@ async function createApp(page: Page, server: BrowserServer, kind: string, name: 
   await page.waitForURL(/\/profile#app-\d+$/);
   const idApp = Number(/#app-(\d+)$/.exec(page.url())![1]);
   const card = page.locator(`#app-${idApp}`);
-  const read = async (n: string) => ((await card.locator(`[data-credential=${n}]`).count()) ? (await card.locator(`[data-credential=${n}]`).innerText()).trim() : '');
+  const read = async (n: string) =>
+    (await card.locator(`[data-credential=${n}]`).count())
+      ? (await card.locator(`[data-credential=${n}]`).innerText()).trim()
+      : '';
   return {
     idApp,
     kind: kind as TestCredentials['kind'],
@@ -108,15 +133,24 @@ describeUnless(NO_BROWSER, 'the website in Chromium', () => {
       await second.getByRole('button', { name: 'Autorisieren' }).click();
       await second.waitForURL(/\/callback\?request_token=/);
       // (The browser may also ask the callback's host for a favicon.)
-      const tokens = () => callback.received.filter((u) => u.pathname === '/callback').map((u) => u.searchParams.get('request_token')!);
+      const tokens = () =>
+        callback.received
+          .filter((u) => u.pathname === '/callback')
+          .map((u) => u.searchParams.get('request_token')!);
       assert.equal(tokens().length, 1);
       const requestToken = tokens()[0]!;
 
       const appOnly = { ...app, accessToken: '', accessTokenSecret: '' };
-      const body = xmlRequest(`<app_key>${app.appToken}</app_key><request_token>${requestToken}</request_token>`);
+      const body = xmlRequest(
+        `<app_key>${app.appToken}</app_key><request_token>${requestToken}</request_token>`,
+      );
       const access = await signedFetch(server, appOnly, 'POST', '/access', body);
       assert.equal(access.status, 200);
-      const bobCred = { ...app, accessToken: access.json.oauth_token, accessTokenSecret: access.json.oauth_token_secret };
+      const bobCred = {
+        ...app,
+        accessToken: access.json.oauth_token,
+        accessTokenSecret: access.json.oauth_token_secret,
+      };
       const account = await signedFetch(server, bobCred, 'GET', '/account');
       assert.equal(account.status, 200);
       assert.equal(account.json.account.username, 'bob');
@@ -130,7 +164,13 @@ describeUnless(NO_BROWSER, 'the website in Chromium', () => {
       const old = tokens()[1]!;
       assert.notEqual(old, requestToken);
       server.clock.advance(24 * 3600 * 1000 + 1000);
-      const expired = await signedFetch(server, appOnly, 'POST', '/access', xmlRequest(`<app_key>${app.appToken}</app_key><request_token>${old}</request_token>`));
+      const expired = await signedFetch(
+        server,
+        appOnly,
+        'POST',
+        '/access',
+        xmlRequest(`<app_key>${app.appToken}</app_key><request_token>${old}</request_token>`),
+      );
       assert.equal(expired.status, 401);
       assert.equal(expired.json.internal_error_code, 'request_token_expired');
 
@@ -150,7 +190,10 @@ describeUnless(NO_BROWSER, 'the website in Chromium', () => {
     await page.getByLabel('Username', { exact: true }).fill('<script>alert(1)</script>');
     await page.getByRole('button', { name: 'Create the account' }).click();
     await page.waitForLoadState();
-    assert.equal(await page.getByLabel('Username', { exact: true }).inputValue(), '<script>alert(1)</script>');
+    assert.equal(
+      await page.getByLabel('Username', { exact: true }).inputValue(),
+      '<script>alert(1)</script>',
+    );
     await register(page, server, 'mallory', 'mallory password');
     await createApp(page, server, 'widget', '<script>alert(2)</script>');
     assert.match(await page.locator('#apps').innerText(), /<script>alert\(2\)<\/script>/);

@@ -8,7 +8,8 @@ export const en = {
 
   'home.title': 'Welcome',
   'home.heading': 'A trading-card marketplace you can run yourself',
-  'home.intro': 'cardbazaar is a marketplace for trading cards that speaks the Marketplace API 2.0: create an account, get the credentials of an app, and point your tools at it.',
+  'home.intro':
+    'cardbazaar is a marketplace for trading cards that speaks the Marketplace API 2.0: create an account, get the credentials of an app, and point your tools at it.',
   'home.join': 'Create an account',
   'home.toProfile': 'Go to your profile',
   'home.apiHeading': 'The API',
@@ -34,8 +35,10 @@ export const en = {
   'login.noAccount': 'Create an account',
 
   'forgot.title': 'Forgot your password?',
-  'forgot.intro': 'Give your username or email address: we send a link to set a new password, valid for one hour.',
-  'forgot.noMail': 'This server sends no email. Ask its operator for a reset link (cardbazaar user reset-link NAME).',
+  'forgot.intro':
+    'Give your username or email address: we send a link to set a new password, valid for one hour.',
+  'forgot.noMail':
+    'This server sends no email. Ask its operator for a reset link (cardbazaar user reset-link NAME).',
   'forgot.submit': 'Send the link',
 
   'reset.title': 'Set a new password',
@@ -43,7 +46,8 @@ export const en = {
   'reset.askAgain': 'Ask for a new link',
 
   'mail.resetSubject': 'Your cardbazaar password',
-  'mail.resetBody': 'Hello {username},\n\nSomeone, probably you, asked to set a new password for your cardbazaar account. Open this link within one hour to do it:\n\n{link}\n\nIf it was not you, ignore this email: your password stays as it is.\n',
+  'mail.resetBody':
+    'Hello {username},\n\nSomeone, probably you, asked to set a new password for your cardbazaar account. Open this link within one hour to do it:\n\n{link}\n\nIf it was not you, ignore this email: your password stays as it is.\n',
 
   'profile.title': 'Your profile',
   'profile.heading': 'Profile of {username}',
@@ -65,16 +69,20 @@ export const en = {
   'profile.endVacation': 'Return from vacation',
   'profile.sellerActivation': 'Selling',
 
-  'activation.state0': 'You may buy, but not sell yet: to sell, activate your seller account (POST /account/selleractivation with your bank details).',
-  'activation.state1': 'Seller activation requested: two small transfers are on their way to your bank account.',
+  'activation.state0':
+    'You may buy, but not sell yet: to sell, activate your seller account (POST /account/selleractivation with your bank details).',
+  'activation.state1':
+    'Seller activation requested: two small transfers are on their way to your bank account.',
   'activation.state2': 'Two transfers have arrived on your bank account.',
   'activation.state3': 'Your seller account is activated: you may sell.',
   'activation.transfers': 'These are the amounts sent to {iban}:',
-  'activation.confirm': 'Confirm them with PUT /account/selleractivation (amount1, amount2) to start selling.',
+  'activation.confirm':
+    'Confirm them with PUT /account/selleractivation (amount1, amount2) to start selling.',
   'activation.arrive': 'They arrive on {when}.',
 
   'apps.heading': 'Your apps',
-  'apps.intro': 'An app holds the credentials a program signs its API requests with. Keep the secrets secret.',
+  'apps.intro':
+    'An app holds the credentials a program signs its API requests with. Keep the secrets secret.',
   'apps.none': 'You have no app yet.',
   'apps.appToken': 'App token',
   'apps.appSecret': 'App secret',
@@ -91,7 +99,8 @@ export const en = {
   'apps.kind': 'Kind of app',
   'apps.name': 'Name',
   'apps.callbackHint': 'Third-party apps only: an https address.',
-  'apps.callbackHintSandbox': 'Third-party apps only: an https address, or http://localhost or http://127.0.0.1 while you develop.',
+  'apps.callbackHintSandbox':
+    'Third-party apps only: an https address, or http://localhost or http://127.0.0.1 while you develop.',
   'apps.createSubmit': 'Create the app',
   'apps.back': 'Back to your profile',
 
@@ -120,7 +129,8 @@ export const en = {
   'consent.notUs': 'This app is not made or run by cardbazaar.',
   'consent.signedInAs': 'You are signed in as',
   'consent.canHeading': 'It will be able to',
-  'consent.canAccount': 'read your account: name, address, email and balances, and set your vacation and display language',
+  'consent.canAccount':
+    'read your account: name, address, email and balances, and set your vacation and display language',
   'consent.canStock': 'read and change your stock: list, reprice and remove your articles',
   'consent.canOrders': 'read your orders and change their state (send, confirm, cancel, evaluate)',
   'consent.canCart': 'fill your shopping cart and check it out, which creates orders you must pay',
@@ -130,7 +140,8 @@ export const en = {
   'consent.lasts': 'Until you revoke it on your profile page, or for {days} days.',
   'consent.nextHeading': 'Where you go next',
   'consent.next': 'If you authorize it, your browser goes back to the app at:',
-  'consent.notHttps': 'This address is not https: what is sent to it can be read on the way. Authorize only an app you run yourself.',
+  'consent.notHttps':
+    'This address is not https: what is sent to it can be read on the way. Authorize only an app you run yourself.',
   'consent.approve': 'Authorize',
   'consent.deny': 'Cancel',
 
@@ -140,7 +151,8 @@ export const en = {
   'flash.registered': 'Welcome, {username}! Your account is ready.',
   'flash.signedOut': 'You are signed out.',
   'flash.signedOutEverywhere': 'You are signed out everywhere ({count} browsers).',
-  'flash.resetSent': 'If that account exists, a link to set a new password is on its way to its email address.',
+  'flash.resetSent':
+    'If that account exists, a link to set a new password is on its way to its email address.',
   'flash.resetNoMail': 'This server sends no email: ask its operator for a reset link.',
   'flash.passwordReset': 'Your password is changed: sign in with it.',
   'flash.languageChanged': 'Display language saved.',
@@ -154,12 +166,14 @@ export const en = {
   'error.title': 'Something went wrong',
   'error.notFoundTitle': 'Page not found',
   'error.notFound': 'There is no page at this address.',
-  'error.csrf': 'This form was not sent from this site, or its page is too old. Go back, reload the page and send it again.',
+  'error.csrf':
+    'This form was not sent from this site, or its page is too old. Go back, reload the page and send it again.',
   'error.tooLarge': 'What was sent is too large.',
   'error.internal': 'Something went wrong on our side. The server log has the details under request id {id}.',
   'error.home': 'Back to the front page',
 
-  'errors.invalid_username': 'A username has 3 to 40 letters, digits, dots, dashes or underscores, starting with a letter or digit.',
+  'errors.invalid_username':
+    'A username has 3 to 40 letters, digits, dots, dashes or underscores, starting with a letter or digit.',
   'errors.username_taken': 'This username is taken.',
   'errors.invalid_email': 'Give an email address such as name@example.org.',
   'errors.invalid_country': 'Choose your country.',
@@ -169,9 +183,11 @@ export const en = {
   'errors.sign_in_limited': 'Too many failed sign-ins. Wait a few minutes, then try again.',
   'errors.reset_link_invalid': 'This link is not valid: it was used already, or it is more than an hour old.',
   'errors.callback_required': 'A third-party app needs a callback URL.',
-  'errors.callback_invalid': 'Give a full address such as https://app.example.org/callback, without a #fragment or a password.',
+  'errors.callback_invalid':
+    'Give a full address such as https://app.example.org/callback, without a #fragment or a password.',
   'errors.callback_not_https': 'A callback URL must use https.',
-  'errors.callback_not_https_sandbox': 'A callback URL must use https, or be http://localhost or http://127.0.0.1.',
+  'errors.callback_not_https_sandbox':
+    'A callback URL must use https, or be http://localhost or http://127.0.0.1.',
   'errors.app_kind_invalid': 'Choose the kind of app.',
   'errors.app_name_required': 'Give the app a name.',
   'errors.app_name_invalid': 'An app name has at most {max} characters.',

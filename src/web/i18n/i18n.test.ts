@@ -13,7 +13,11 @@ describe('the website dictionaries', () => {
     for (const [name, dictionary] of Object.entries({ fr, de, es, it: itDictionary })) {
       assert.deepEqual(Object.keys(dictionary).sort(), Object.keys(en).sort(), name);
       for (const [key, text] of Object.entries(en)) {
-        assert.deepEqual(placeholders((dictionary as Record<string, string>)[key]!), placeholders(text), `${name} ${key}`);
+        assert.deepEqual(
+          placeholders((dictionary as Record<string, string>)[key]!),
+          placeholders(text),
+          `${name} ${key}`,
+        );
         assert.notEqual((dictionary as Record<string, string>)[key]!.trim(), '', `${name} ${key} is empty`);
       }
     }

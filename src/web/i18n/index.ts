@@ -22,7 +22,8 @@ const DICTIONARIES: Record<Lang, Dictionary> = { en, fr, de, es, it };
 export const langOfDisplayLanguage = (id: number): Lang => LANGS[id - 1] ?? 'en';
 export const displayLanguageOf = (lang: Lang): number => LANGS.indexOf(lang) + 1;
 
-export const isLang = (text: unknown): text is Lang => typeof text === 'string' && (LANGS as readonly string[]).includes(text);
+export const isLang = (text: unknown): text is Lang =>
+  typeof text === 'string' && (LANGS as readonly string[]).includes(text);
 
 export type Params = Record<string, string | number>;
 export type Translator = ((key: Key, params?: Params) => string) & {
@@ -31,7 +32,9 @@ export type Translator = ((key: Key, params?: Params) => string) & {
 };
 
 function fill(text: string, params: Params | undefined): string {
-  return params ? text.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m)) : text;
+  return params
+    ? text.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m))
+    : text;
 }
 
 const translators = new Map<Lang, Translator>();
@@ -56,7 +59,12 @@ export function langFromAcceptLanguage(header: string | undefined): Lang {
   let bestQ = 0;
   for (const part of header.slice(0, 500).split(',')) {
     const [tag, ...rest] = part.trim().split(';');
-    const q = Number(rest.find((r) => r.trim().startsWith('q='))?.trim().slice(2) ?? 1);
+    const q = Number(
+      rest
+        .find((r) => r.trim().startsWith('q='))
+        ?.trim()
+        .slice(2) ?? 1,
+    );
     const primary = tag?.trim().toLowerCase().split('-')[0];
     if (isLang(primary) && Number.isFinite(q) && q > bestQ) {
       best = primary;

@@ -9,7 +9,8 @@ export const it = {
 
   'home.title': 'Benvenuto',
   'home.heading': 'Un mercato di carte collezionabili che puoi gestire da solo',
-  'home.intro': 'cardbazaar è un mercato di carte collezionabili che parla la Marketplace API 2.0: crea un account, ottieni le credenziali di un’app e punta i tuoi strumenti verso di esso.',
+  'home.intro':
+    'cardbazaar è un mercato di carte collezionabili che parla la Marketplace API 2.0: crea un account, ottieni le credenziali di un’app e punta i tuoi strumenti verso di esso.',
   'home.join': 'Crea un account',
   'home.toProfile': 'Vai al tuo profilo',
   'home.apiHeading': 'L’API',
@@ -35,8 +36,10 @@ export const it = {
   'login.noAccount': 'Crea un account',
 
   'forgot.title': 'Password dimenticata?',
-  'forgot.intro': 'Indica il tuo nome utente o il tuo indirizzo e-mail: ti inviamo un link per scegliere una nuova password, valido per un’ora.',
-  'forgot.noMail': 'Questo server non invia e-mail. Chiedi un link al suo gestore (cardbazaar user reset-link NAME).',
+  'forgot.intro':
+    'Indica il tuo nome utente o il tuo indirizzo e-mail: ti inviamo un link per scegliere una nuova password, valido per un’ora.',
+  'forgot.noMail':
+    'Questo server non invia e-mail. Chiedi un link al suo gestore (cardbazaar user reset-link NAME).',
   'forgot.submit': 'Invia il link',
 
   'reset.title': 'Scegli una nuova password',
@@ -44,7 +47,8 @@ export const it = {
   'reset.askAgain': 'Chiedi un nuovo link',
 
   'mail.resetSubject': 'La tua password di cardbazaar',
-  'mail.resetBody': 'Ciao {username},\n\nqualcuno, probabilmente tu, ha chiesto una nuova password per il tuo account cardbazaar. Apri questo link entro un’ora per sceglierla:\n\n{link}\n\nSe non sei stato tu, ignora questa e-mail: la tua password resta invariata.\n',
+  'mail.resetBody':
+    'Ciao {username},\n\nqualcuno, probabilmente tu, ha chiesto una nuova password per il tuo account cardbazaar. Apri questo link entro un’ora per sceglierla:\n\n{link}\n\nSe non sei stato tu, ignora questa e-mail: la tua password resta invariata.\n',
 
   'profile.title': 'Il tuo profilo',
   'profile.heading': 'Profilo di {username}',
@@ -66,16 +70,20 @@ export const it = {
   'profile.endVacation': 'Torna dalle vacanze',
   'profile.sellerActivation': 'Vendere',
 
-  'activation.state0': 'Puoi comprare, ma non ancora vendere: per vendere, attiva il tuo account venditore (POST /account/selleractivation con i tuoi dati bancari).',
-  'activation.state1': 'Attivazione venditore richiesta: due piccoli bonifici stanno arrivando sul tuo conto bancario.',
+  'activation.state0':
+    'Puoi comprare, ma non ancora vendere: per vendere, attiva il tuo account venditore (POST /account/selleractivation con i tuoi dati bancari).',
+  'activation.state1':
+    'Attivazione venditore richiesta: due piccoli bonifici stanno arrivando sul tuo conto bancario.',
   'activation.state2': 'Due bonifici sono arrivati sul tuo conto bancario.',
   'activation.state3': 'Il tuo account venditore è attivo: puoi vendere.',
   'activation.transfers': 'Questi sono gli importi inviati a {iban}:',
-  'activation.confirm': 'Confermali con PUT /account/selleractivation (amount1, amount2) per iniziare a vendere.',
+  'activation.confirm':
+    'Confermali con PUT /account/selleractivation (amount1, amount2) per iniziare a vendere.',
   'activation.arrive': 'Arrivano il {when}.',
 
   'apps.heading': 'Le tue app',
-  'apps.intro': 'Un’app contiene le credenziali con cui un programma firma le sue richieste all’API. Tieni segreti i segreti.',
+  'apps.intro':
+    'Un’app contiene le credenziali con cui un programma firma le sue richieste all’API. Tieni segreti i segreti.',
   'apps.none': 'Non hai ancora nessuna app.',
   'apps.appToken': 'Token dell’app',
   'apps.appSecret': 'Segreto dell’app',
@@ -92,7 +100,8 @@ export const it = {
   'apps.kind': 'Tipo di app',
   'apps.name': 'Nome',
   'apps.callbackHint': 'Solo app di terze parti: un indirizzo https.',
-  'apps.callbackHintSandbox': 'Solo app di terze parti: un indirizzo https, oppure http://localhost o http://127.0.0.1 durante lo sviluppo.',
+  'apps.callbackHintSandbox':
+    'Solo app di terze parti: un indirizzo https, oppure http://localhost o http://127.0.0.1 durante lo sviluppo.',
   'apps.createSubmit': 'Crea l’app',
   'apps.back': 'Torna al tuo profilo',
 
@@ -121,9 +130,12 @@ export const it = {
   'consent.notUs': 'Questa app non è creata né gestita da cardbazaar.',
   'consent.signedInAs': 'Hai effettuato l’accesso come',
   'consent.canHeading': 'Potrà',
-  'consent.canAccount': 'leggere il tuo account: nome, indirizzo, e-mail e saldi, e impostare vacanze e lingua',
-  'consent.canStock': 'leggere e modificare il tuo inventario: mettere in vendita, cambiare prezzo e togliere i tuoi articoli',
-  'consent.canOrders': 'leggere i tuoi ordini e cambiarne lo stato (spedire, confermare, annullare, valutare)',
+  'consent.canAccount':
+    'leggere il tuo account: nome, indirizzo, e-mail e saldi, e impostare vacanze e lingua',
+  'consent.canStock':
+    'leggere e modificare il tuo inventario: mettere in vendita, cambiare prezzo e togliere i tuoi articoli',
+  'consent.canOrders':
+    'leggere i tuoi ordini e cambiarne lo stato (spedire, confermare, annullare, valutare)',
   'consent.canCart': 'riempire il tuo carrello e completare l’acquisto, creando ordini che devi pagare',
   'consent.canMessages': 'leggere e inviare i tuoi messaggi',
   'consent.canWants': 'leggere e modificare le tue liste dei desideri',
@@ -131,7 +143,8 @@ export const it = {
   'consent.lasts': 'Finché non la revochi sul tuo profilo, o per {days} giorni.',
   'consent.nextHeading': 'Dove vai dopo',
   'consent.next': 'Se la autorizzi, il tuo browser torna all’app all’indirizzo:',
-  'consent.notHttps': 'Questo indirizzo non è https: ciò che gli viene inviato può essere letto lungo il percorso. Autorizza solo un’app che gestisci tu.',
+  'consent.notHttps':
+    'Questo indirizzo non è https: ciò che gli viene inviato può essere letto lungo il percorso. Autorizza solo un’app che gestisci tu.',
   'consent.approve': 'Autorizza',
   'consent.deny': 'Annulla',
 
@@ -141,7 +154,8 @@ export const it = {
   'flash.registered': 'Benvenuto, {username}! Il tuo account è pronto.',
   'flash.signedOut': 'Sei uscito.',
   'flash.signedOutEverywhere': 'Sei uscito ovunque ({count} browser).',
-  'flash.resetSent': 'Se quell’account esiste, un link per scegliere una nuova password sta arrivando al suo indirizzo e-mail.',
+  'flash.resetSent':
+    'Se quell’account esiste, un link per scegliere una nuova password sta arrivando al suo indirizzo e-mail.',
   'flash.resetNoMail': 'Questo server non invia e-mail: chiedi un link al suo gestore.',
   'flash.passwordReset': 'La tua password è cambiata: accedi con quella nuova.',
   'flash.languageChanged': 'Lingua di visualizzazione salvata.',
@@ -155,12 +169,15 @@ export const it = {
   'error.title': 'Qualcosa è andato storto',
   'error.notFoundTitle': 'Pagina non trovata',
   'error.notFound': 'Non c’è nessuna pagina a questo indirizzo.',
-  'error.csrf': 'Questo modulo non è stato inviato da questo sito, o la sua pagina è troppo vecchia. Torna indietro, ricarica la pagina e invialo di nuovo.',
+  'error.csrf':
+    'Questo modulo non è stato inviato da questo sito, o la sua pagina è troppo vecchia. Torna indietro, ricarica la pagina e invialo di nuovo.',
   'error.tooLarge': 'Ciò che è stato inviato è troppo grande.',
-  'error.internal': 'Qualcosa è andato storto da parte nostra. Il registro del server ha i dettagli con l’identificativo di richiesta {id}.',
+  'error.internal':
+    'Qualcosa è andato storto da parte nostra. Il registro del server ha i dettagli con l’identificativo di richiesta {id}.',
   'error.home': 'Torna alla pagina iniziale',
 
-  'errors.invalid_username': 'Un nome utente ha da 3 a 40 lettere, cifre, punti, trattini o trattini bassi, e inizia con una lettera o una cifra.',
+  'errors.invalid_username':
+    'Un nome utente ha da 3 a 40 lettere, cifre, punti, trattini o trattini bassi, e inizia con una lettera o una cifra.',
   'errors.username_taken': 'Questo nome utente è già in uso.',
   'errors.invalid_email': 'Indica un indirizzo e-mail come nome@example.org.',
   'errors.invalid_country': 'Scegli il tuo paese.',
@@ -170,9 +187,11 @@ export const it = {
   'errors.sign_in_limited': 'Troppi accessi falliti. Aspetta qualche minuto, poi riprova.',
   'errors.reset_link_invalid': 'Questo link non è valido: è già stato usato o ha più di un’ora.',
   'errors.callback_required': 'Un’app di terze parti richiede un URL di ritorno.',
-  'errors.callback_invalid': 'Indica un indirizzo completo come https://app.example.org/callback, senza #frammento né password.',
+  'errors.callback_invalid':
+    'Indica un indirizzo completo come https://app.example.org/callback, senza #frammento né password.',
   'errors.callback_not_https': 'Un URL di ritorno deve usare https.',
-  'errors.callback_not_https_sandbox': 'Un URL di ritorno deve usare https, oppure essere http://localhost o http://127.0.0.1.',
+  'errors.callback_not_https_sandbox':
+    'Un URL di ritorno deve usare https, oppure essere http://localhost o http://127.0.0.1.',
   'errors.app_kind_invalid': 'Scegli il tipo di app.',
   'errors.app_name_required': 'Dai un nome all’app.',
   'errors.app_name_invalid': 'Il nome di un’app ha al massimo {max} caratteri.',
