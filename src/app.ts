@@ -21,6 +21,7 @@ import { limitHooks } from './limits/hook.js';
 import { installLimitsOperator } from './limits/operator.js';
 import { installCatalogDownloads } from './routes/catalog-downloads.js';
 import { registerRoutes } from './routes/index.js';
+import { notFoundPage, websitePlugin } from './web/index.js';
 import type { Services } from './services.js';
 
 // Request ids: a random per-process prefix and a counter, unique without randomness per request.
@@ -131,7 +132,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
 
   const limits = limitHooks(services);
   router.install(app, (route) =>
-    route.kinds ? [authenticationHook(services, route.kinds), ...limits(route)] : [],
+    route.kinds ? [authenticationHook(services, route.kinds, route.signedByApp), ...limits(route)] : [],
   );
   installLimitsOperator(app, services);
   installCatalogDownloads(app, services);
@@ -146,6 +147,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   });
 
   app.setNotFoundHandler(async (request, reply) => {
+    // Outside the API's `/ws` paths, an unknown address is a page nobody has: an HTML 404.
+    if (!/^\/ws(?:[/?]|$)/.test(request.url)) return notFoundPage(request, reply);
     // A method Fastify does not route (TRACE, PROPFIND…) on a resource that exists is a wrong method.
     const allowed = allowedForUrl(request.url);
     if (allowed) {
@@ -188,6 +191,10 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       `Internal server error. The server log has the details under request id ${request.id}.`,
     );
   });
+
+  // The website: its own plugin context, so nothing of it runs on API requests. Registered last and
+  // not awaited, so the API's routes are installed with the error handler above.
+  app.register(websitePlugin, { services });
 
   return app;
 }

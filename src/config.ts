@@ -47,6 +47,17 @@ export interface Config {
   /** How long after `sent` the buyer may report an order lost (trading). */
   lostWaitPeriodMs: number;
   priceGuideMinutes: number;
+  /** Lifetime of a third-party app's access token, in days (the authorization flow). */
+  thirdPartyTokenDays: number;
+  /** How long a website sign-in lasts. */
+  sessionLifetimeMs: number;
+  /** Sign-in attempts allowed per username and per client address in `signInWindowMs`. */
+  signInAttemptsPerUsername: number;
+  signInAttemptsPerAddress: number;
+  signInWindowMs: number;
+  /** Where password reset emails go out (nodemailer transport URL); unset: no email. */
+  smtpUrl: string | undefined;
+  mailFrom: string;
 }
 
 interface Setting<K extends keyof Config> {
@@ -418,6 +429,67 @@ export const SETTINGS = [
       'How often `serve` recomputes the whole price guide from offers and sales, in minutes; 0 turns the schedule off (`cardbazaar priceguide refresh` still works).',
     default: '60',
     parse: int(0, 7 * 24 * 60),
+  }),
+  setting({
+    key: 'thirdPartyTokenDays',
+    env: 'THIRD_PARTY_TOKEN_DAYS',
+    flag: '--third-party-token-days',
+    description:
+      'How many days an access token that a user gave a third-party app (the authorization flow, `POST /access`) stays valid, on the marketplace clock.',
+    default: '180',
+    parse: int(1, 36_500),
+  }),
+  setting({
+    key: 'sessionLifetimeMs',
+    env: 'SESSION_LIFETIME',
+    flag: '--session-lifetime',
+    description: 'How long a sign-in on the website lasts (e.g. 14d, 12h), on the marketplace clock.',
+    default: '14d',
+    parse: duration(60_000),
+  }),
+  setting({
+    key: 'signInAttemptsPerUsername',
+    env: 'SIGNIN_ATTEMPTS_PER_USERNAME',
+    flag: '--signin-attempts-per-username',
+    description:
+      'Failed sign-ins allowed for one username within SIGNIN_WINDOW; the next attempts answer 429 until the window ends.',
+    default: '5',
+    parse: int(1, 1_000_000),
+  }),
+  setting({
+    key: 'signInAttemptsPerAddress',
+    env: 'SIGNIN_ATTEMPTS_PER_ADDRESS',
+    flag: '--signin-attempts-per-address',
+    description:
+      'Failed sign-ins allowed from one client address within SIGNIN_WINDOW, whatever the username.',
+    default: '30',
+    parse: int(1, 1_000_000),
+  }),
+  setting({
+    key: 'signInWindowMs',
+    env: 'SIGNIN_WINDOW',
+    flag: '--signin-window',
+    description:
+      'The window the sign-in attempt limits count in (e.g. 15m), starting with the first failure.',
+    default: '15m',
+    parse: duration(1000),
+  }),
+  setting({
+    key: 'smtpUrl',
+    env: 'SMTP_URL',
+    flag: '--smtp-url',
+    description:
+      'Mail server for password reset links, as a nodemailer URL (`smtp://user:pass@host:587`, `smtps://…`). Unset: no email is sent (`cardbazaar user reset-link NAME` prints a link).',
+    default: undefined,
+    parse: optional,
+  }),
+  setting({
+    key: 'mailFrom',
+    env: 'MAIL_FROM',
+    flag: '--mail-from',
+    description: 'The sender of the emails the website sends.',
+    default: 'cardbazaar <no-reply@cardbazaar.invalid>',
+    parse: (raw) => raw,
   }),
 ] as const;
 

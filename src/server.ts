@@ -4,6 +4,7 @@ import { describeApps } from './auth/apps.js';
 import { type Config, SETTINGS } from './config.js';
 import { startReservationSweeper } from './domain/cart.js';
 import { startPriceGuideJob } from './domain/priceguide.js';
+import { DEMO_PASSWORD, ensureDemoPasswords } from './seed/demo-users.js';
 import { seedDemo } from './seed/index.js';
 import { createServices, type Services } from './services.js';
 import { countUsers, findUserByUsername } from './store/users.js';
@@ -43,7 +44,9 @@ export async function startServer(
       services.log.error({ err }, 'price guide refresh failed'),
     );
     if (config.mode === 'sandbox' && config.demoData) await printDemoCredentials(services, url, out);
-    out(`cardbazaar (${config.mode}) listening on ${url}/ws/v2.0 — data in ${services.database.location}`);
+    out(
+      `cardbazaar (${config.mode}) listening on ${url}/ws/v2.0 (website: ${url}/) — data in ${services.database.location}`,
+    );
 
     let stopping: Promise<void> | undefined;
     const stop = () => {
@@ -71,6 +74,10 @@ async function printDemoCredentials(
     '',
     'Demo credentials (sandbox; derived from the server key, shown on every start):',
   ];
+  const withPasswords = await ensureDemoPasswords(services);
+  if (withPasswords.length > 0) {
+    lines.push(`  Website: ${url}/login as ${withPasswords.join(', ')} with the password "${DEMO_PASSWORD}"`);
+  }
   for (const username of ['demo-seller', 'demo-buyer', 'demo-powerseller']) {
     const user = await findUserByUsername(services.database.db, username);
     if (!user) continue;

@@ -10,6 +10,7 @@ import { EventDispatcher } from './domain/events.js';
 import { registerEventHandlers } from './domain/handlers.js';
 import { createLimitStore } from './limits/create-store.js';
 import type { LimitStore } from './limits/store.js';
+import { createMailer, type Mailer } from './mail.js';
 import { type Database, openDatabase } from './store/db.js';
 import { migrateToLatest } from './store/migrate.js';
 import { openRedis } from './store/redis.js';
@@ -34,6 +35,8 @@ export interface Services extends DomainContext {
   limits: LimitStore;
   redis: Redis | undefined;
   events: EventDispatcher;
+  /** Sends the website's emails (password reset links) when SMTP_URL is set. */
+  mailer: Mailer | undefined;
   log: Logger;
   close(): Promise<void>;
 }
@@ -110,6 +113,9 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     const limits = createLimitStore(config, redis, wallClock);
     closers.push(() => limits.close());
 
+    const mailer = createMailer(config);
+    if (mailer) closers.push(async () => mailer.close());
+
     const ctx = { database, clock };
     const events = new EventDispatcher(ctx);
     registerEventHandlers(events);
@@ -126,6 +132,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       limits,
       redis,
       events,
+      mailer,
       log,
       async close() {
         for (const close of closers.reverse()) await close();

@@ -396,8 +396,9 @@ for (const dialect of DIALECTS) {
         assert.equal((await open('NoSuchApp')).statusCode, 404);
         assert.equal((await open(third.appToken, '/xx')).statusCode, 404);
         const thirdParty = await open(third.appToken, '/en');
-        assert.equal(thirdParty.statusCode, 501);
-        assert.match(JSON.parse(thirdParty.body).mkm_error_description, /token create/);
+        // A third-party app's browser goes on to the website's consent page (test/website.test.ts).
+        assert.equal(thirdParty.statusCode, 303);
+        assert.equal(thirdParty.headers.location, `/authorize/${third.appToken}?lang=en`);
       });
 
       it('dedicated apps get 403 on the third-party-only logout', async () => {

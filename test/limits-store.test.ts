@@ -236,6 +236,52 @@ for (const kind of STORES) {
       assert.deepEqual(await store.charge(c), { outcome: ALLOWED, dayCount: 1 });
       assert.equal((await store.charge(other)).outcome, RATE_EXCEEDED, 'the other user keeps their counts');
     });
+
+    // Sign-in attempts (src/web sign-in): per username and per address, all or nothing.
+    it('counts attempts per key up to their max, then refuses without counting any key', async () => {
+      fresh();
+      const user = { key: `u:${idUser}`, max: 3 };
+      const address = { key: `ip:${idUser}`, max: 5 };
+      const results = [];
+      for (let i = 0; i < 4; i++) results.push((await store.attempt([user, address], 60_000)).allowed);
+      assert.deepEqual(results, [true, true, true, false]);
+      const refused = await store.attempt([user, address], 60_000);
+      assert.equal(refused.allowed, false);
+      assert.ok(refused.retryAfterMs > 0 && refused.retryAfterMs <= 60_000, String(refused.retryAfterMs));
+      // The refusals did not count against the address: 2 more attempts for another username pass.
+      const other = { key: `u2:${idUser}`, max: 3 };
+      assert.equal((await store.attempt([other, address], 60_000)).allowed, true);
+      assert.equal((await store.attempt([other, address], 60_000)).allowed, true);
+      assert.equal((await store.attempt([other, address], 60_000)).allowed, false, 'the address has had 5');
+    });
+
+    it('takes an attempt back, or all of them, and holds under parallel attempts', async () => {
+      fresh();
+      const user = { key: `u:${idUser}`, max: 2 };
+      await store.attempt([user], 60_000);
+      await store.attempt([user], 60_000);
+      assert.equal((await store.attempt([user], 60_000)).allowed, false);
+      await store.forgetAttempt(user.key);
+      assert.equal((await store.attempt([user], 60_000)).allowed, true);
+      await store.forgetAttempt(user.key, true);
+      assert.equal((await store.attempt([user], 60_000)).allowed, true);
+      assert.equal((await store.attempt([user], 60_000)).allowed, true);
+      assert.equal((await store.attempt([user], 60_000)).allowed, false);
+      await store.forgetAttempt(`never-used:${idUser}`); // nothing to take back: no error
+
+      const busy = { key: `p:${idUser}`, max: 7 };
+      const all = await Promise.all(Array.from({ length: 40 }, () => store.attempt([busy], 60_000)));
+      assert.equal(all.filter((r) => r.allowed).length, 7);
+    });
+
+    it('starts a key again once its window has passed', async () => {
+      fresh();
+      const user = { key: `w:${idUser}`, max: 1 };
+      assert.equal((await store.attempt([user], 150)).allowed, true);
+      assert.equal((await store.attempt([user], 150)).allowed, false);
+      await new Promise((r) => setTimeout(r, 250));
+      assert.equal((await store.attempt([user], 150)).allowed, true);
+    });
   });
 }
 
@@ -255,6 +301,7 @@ describe('the Redis limit store without Redis', () => {
       });
       await assert.rejects(store.usage(1, '2026-11-21', 1), ApiError);
       await assert.rejects(store.reset(1), ApiError);
+      await assert.rejects(store.attempt([{ key: 'k', max: 1 }], 1000), ApiError);
       await store.release('x', 'y'); // a release never throws: the TTL frees the place
       assert.ok(Date.now() - started < 3000, 'fails within the command timeout');
     } finally {

@@ -631,7 +631,8 @@ export const OPERATIONS: Operation[] = [
     kinds: '3rd (browser)',
     source: '[DOC Auth_MKMLogin]',
     routes: ['GET /authenticate/:appToken', 'GET /authenticate/:appToken/:lang'],
-    notes: 'A browser page, not an API call: 403 for dedicated and widget apps, as documented.',
+    notes:
+      "A browser page, not an API call: 403 for dedicated and widget apps, as documented; a third-party app's token is sent on (303) to the website's sign-in and consent pages.",
   },
   {
     method: 'POST',
@@ -639,8 +640,9 @@ export const OPERATIONS: Operation[] = [
     section: AUTH,
     kinds: '3rd',
     source: '[DOC partial][1CLI Cardmonitor]',
-    routes: [],
-    notes: 'The token and secret to sign with were never published.',
+    routes: ['POST /access'],
+    notes:
+      "What to sign with was never published: the app token and secret with an empty token secret, and `oauth_token` empty or the request token, are both accepted. Used, expired, unknown and other apps' request tokens each have their own 401 code.",
   },
   {
     method: 'GET',

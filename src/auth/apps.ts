@@ -101,31 +101,38 @@ export async function createAccessToken(
   ctx: AppServices,
   input: { idApp: number; idUser: number; expiresAt?: number | null },
 ): Promise<Credential & { idAccessToken: number }> {
-  return ctx.database.transaction(async (tx) => {
-    const app = await findAppById(tx, input.idApp);
-    if (!app || app.revokedAt !== null) throw notFound(`App ${input.idApp} does not exist or is revoked.`);
-    if (app.kind === 'widget') throw badRequest('Widget apps have no access tokens.');
-    if (app.kind === 'dedicated' && app.idUser !== input.idUser) {
-      throw badRequest('A dedicated app acts only for its owner.');
-    }
-    if (!(await findUserById(tx, input.idUser))) throw notFound(`User ${input.idUser} does not exist.`);
-    await refuseSystemAccount(tx, input.idUser);
-    const now = ctx.clock.now();
-    if (app.kind === 'dedicated') {
-      await revokeActiveTokens(tx, app.idApp, input.idUser, now);
-    }
-    const salt = newSalt();
-    const cred = deriveCredential(ctx.serverKey, 'access', salt);
-    const row = await insertAccessToken(tx, {
-      idApp: app.idApp,
-      idUser: input.idUser,
-      tokenHash: hashToken(cred.token),
-      salt,
-      createdAt: now,
-      expiresAt: input.expiresAt ?? null,
-    });
-    return { ...cred, idAccessToken: row.idAccessToken };
+  return ctx.database.transaction((tx) => issueAccessToken(tx, ctx, input));
+}
+
+/** `createAccessToken` inside a caller's transaction (the request token exchange uses it). */
+export async function issueAccessToken(
+  tx: Executor,
+  ctx: AppServices,
+  input: { idApp: number; idUser: number; expiresAt?: number | null },
+): Promise<Credential & { idAccessToken: number }> {
+  const app = await findAppById(tx, input.idApp);
+  if (!app || app.revokedAt !== null) throw notFound(`App ${input.idApp} does not exist or is revoked.`);
+  if (app.kind === 'widget') throw badRequest('Widget apps have no access tokens.');
+  if (app.kind === 'dedicated' && app.idUser !== input.idUser) {
+    throw badRequest('A dedicated app acts only for its owner.');
+  }
+  if (!(await findUserById(tx, input.idUser))) throw notFound(`User ${input.idUser} does not exist.`);
+  await refuseSystemAccount(tx, input.idUser);
+  const now = ctx.clock.now();
+  if (app.kind === 'dedicated') {
+    await revokeActiveTokens(tx, app.idApp, input.idUser, now);
+  }
+  const salt = newSalt();
+  const cred = deriveCredential(ctx.serverKey, 'access', salt);
+  const row = await insertAccessToken(tx, {
+    idApp: app.idApp,
+    idUser: input.idUser,
+    tokenHash: hashToken(cred.token),
+    salt,
+    createdAt: now,
+    expiresAt: input.expiresAt ?? null,
   });
+  return { ...cred, idAccessToken: row.idAccessToken };
 }
 
 /** The live app behind an app token, for the browser authorization flow. */

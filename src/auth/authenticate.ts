@@ -25,6 +25,13 @@ export interface AuthContext {
   /** The user the request acts for; null for widget apps, which act for nobody. */
   idUser: number | null;
   idAccessToken: number | null;
+  /**
+   * Routes signed by the app alone (`POST /access`): the `oauth_token` the header carried (empty, or
+   * the request token), which was not looked up as an access token.
+   */
+  oauthToken?: string;
+  /** Routes signed by the app alone: the app token (`oauth_consumer_key`) they were signed with. */
+  appToken?: string;
 }
 
 declare module 'fastify' {
@@ -65,7 +72,16 @@ function checkParameterLengths(params: Map<string, string>): void {
   }
 }
 
-export async function authenticate(request: FastifyRequest, services: Services): Promise<AuthContext> {
+/**
+ * `signedByApp`: the route is signed with the app's token and secret alone (the request token
+ * exchange, `POST /access`, before the user has an access token): the key is `appSecret&` and
+ * `oauth_token` (empty, or the request token) is handed to the route instead of being looked up.
+ */
+export async function authenticate(
+  request: FastifyRequest,
+  services: Services,
+  signedByApp = false,
+): Promise<AuthContext> {
   const header = request.headers.authorization;
   if (!header) {
     throw unauthorized(
@@ -136,7 +152,7 @@ export async function authenticate(request: FastifyRequest, services: Services):
   const tokenValue = params.get('oauth_token')!;
   let tokenEntry: CachedToken | undefined;
   let tokenFromCache = false;
-  if (app.kind !== 'widget' && tokenValue !== '') {
+  if (app.kind !== 'widget' && tokenValue !== '' && !signedByApp) {
     tokenEntry = cachedToken(app.idApp, tokenValue, now);
     tokenFromCache = tokenEntry !== undefined;
     if (!tokenEntry) {
@@ -176,7 +192,9 @@ export async function authenticate(request: FastifyRequest, services: Services):
   let idUser: number | null = null;
   let idAccessToken: number | null = null;
   let key: KeyObject = appEntry.widgetKey;
-  if (app.kind === 'widget') {
+  if (signedByApp) {
+    // Signed with the app's secret and an empty token secret, whatever oauth_token holds.
+  } else if (app.kind === 'widget') {
     if (tokenValue !== '') {
       throw unauthorized(
         'Widget apps have no access token: send oauth_token="" and sign with an empty token secret.',
@@ -254,7 +272,12 @@ export async function authenticate(request: FastifyRequest, services: Services):
     });
   }
 
-  return { idApp: app.idApp, kind: app.kind, idOwner: app.idUser, idUser, idAccessToken };
+  const auth: AuthContext = { idApp: app.idApp, kind: app.kind, idOwner: app.idUser, idUser, idAccessToken };
+  if (signedByApp) {
+    auth.oauthToken = tokenValue;
+    auth.appToken = appToken;
+  }
+  return auth;
 }
 
 /**
@@ -278,10 +301,14 @@ const KIND_NAMES: Record<AppKind, string> = {
 };
 
 /** The route-level hook: OAuth, then 403 for an app kind the route does not admit. */
-export function authenticationHook(services: Services, kinds: readonly AppKind[]): onRequestAsyncHookHandler {
+export function authenticationHook(
+  services: Services,
+  kinds: readonly AppKind[],
+  signedByApp = false,
+): onRequestAsyncHookHandler {
   const admitted = kinds.map((k) => KIND_NAMES[k]).join(', ');
   return async (request) => {
-    const auth = await authenticate(request, services);
+    const auth = await authenticate(request, services, signedByApp);
     request.auth = auth;
     if (!kinds.includes(auth.kind)) {
       throw forbidden(

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { parseDuration } from '../clock.js';
-import { formatTimestamp } from '../mappers/values.js';
+import { formatTimestamp } from '../format.js';
 import { CLOCK_OFFSET_SETTING } from '../services.js';
 import { getSetting, putSetting } from '../store/settings.js';
 import { CliError, reportErrors, withServices } from './context.js';

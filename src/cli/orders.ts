@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { OrderView } from '../domain/order-views.js';
 import { payOrder, settleLost } from '../domain/orders.js';
 import { simulatePurchase } from '../domain/simulate.js';
-import { formatCents } from '../mappers/values.js';
+import { formatCents } from '../format.js';
 import { CliError, printJson, reportErrors, withServices } from './context.js';
 
 /** What the CLI prints of an order: the facts an operator checks, not the whole entity. */

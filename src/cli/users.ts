@@ -8,8 +8,10 @@ import {
 } from '../domain/seller-activation.js';
 import { createUser, fundUser, normalizeCountry, parseAccountType } from '../domain/users.js';
 import { mapAccount } from '../mappers/account.js';
-import { formatTimestamp } from '../mappers/values.js';
-import { printJson, reportErrors, userByName, withServices } from './context.js';
+import { formatTimestamp } from '../format.js';
+import { CliError, printJson, reportErrors, userByName, withServices } from './context.js';
+import { setPassword } from '../auth/sign-in.js';
+import { createPasswordReset, resetLinkPath } from '../auth/password-reset.js';
 
 export function registerUserCommands(program: Command): void {
   const user = program.command('user').description('Marketplace users.');
@@ -96,4 +98,62 @@ export function registerUserCommands(program: Command): void {
         });
       }),
     );
+
+  user
+    .command('password <username>')
+    .description(
+      'Set the password a user signs in to the website with, read from standard input (one line; e.g. `echo "$PW" | cardbazaar user password NAME`). Signs the user out everywhere.',
+    )
+    .action(
+      reportErrors(async (username: string, _opts: unknown, cmd: Command) => {
+        const password = await readPasswordLine(process.stdin);
+        await withServices(cmd, async (services) => {
+          const u = await userByName(services, username);
+          await setPassword(services, u.idUser, password);
+          console.log(`The password of ${u.username} is set.`);
+        });
+      }),
+    );
+
+  user
+    .command('reset-link <username>')
+    .description(
+      "Print a one-time link to set a user's website password, valid one hour (PUBLIC_BASE_URL, else http://HOST:PORT, starts it).",
+    )
+    .action(
+      reportErrors(async (username: string, _opts: unknown, cmd: Command) => {
+        await withServices(cmd, async (services) => {
+          const u = await userByName(services, username);
+          const { token, expiresAt } = await createPasswordReset(services, u.idUser);
+          const { config } = services;
+          const base =
+            config.publicBaseUrl ??
+            `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+          console.log(`${base}${resetLinkPath(token)}`);
+          console.error(`Valid until ${formatTimestamp(expiresAt)}, once.`);
+        });
+      }),
+    );
+}
+
+/**
+ * A password from standard input: the first line (a newline ends it, and is not part of it), so
+ * `echo`, a here-string or a file all work; a terminal is asked for it.
+ */
+export async function readPasswordLine(input: NodeJS.ReadStream | NodeJS.ReadableStream): Promise<string> {
+  if ('isTTY' in input && input.isTTY) process.stderr.write('New password (then Enter): ');
+  let text = '';
+  for await (const chunk of input) {
+    text += String(chunk);
+    const end = text.search(/\r?\n/);
+    if (end !== -1) {
+      text = text.slice(0, end);
+      break;
+    }
+  }
+  if (text === '')
+    throw new CliError(
+      'No password on standard input: send it as one line, e.g. echo "$PW" | cardbazaar user password NAME.',
+    );
+  return text;
 }

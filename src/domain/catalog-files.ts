@@ -1,7 +1,7 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { forbidden, notFound } from '../errors.js';
-import { formatCents, formatTimestamp } from '../mappers/values.js';
+import { formatCents, formatTimestamp } from '../format.js';
 import type { AppKind } from '../store/schema.js';
 import { findUserById } from '../store/users.js';
 import type { DomainContext } from './context.js';

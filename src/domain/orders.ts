@@ -1,5 +1,5 @@
 import { type ApiError, badRequest, notFound, preconditionFailed } from '../errors.js';
-import { formatCents, formatTimestamp } from '../mappers/values.js';
+import { formatCents, formatTimestamp } from '../format.js';
 import { type Charge, chargeBalances, refundBalances } from '../store/balances.js';
 import type { Executor } from '../store/db.js';
 import { appendEvent } from '../store/events.js';

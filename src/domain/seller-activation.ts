@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { badRequest, forbidden, notFound, preconditionFailed } from '../errors.js';
 import { berlinDay } from '../limits/berlin-day.js';
-import { formatCents, formatTimestamp } from '../mappers/values.js';
+import { formatCents, formatTimestamp } from '../format.js';
 import type { Executor } from '../store/db.js';
 import type { SellerActivationRow, User } from '../store/schema.js';
 import {

@@ -1,4 +1,4 @@
-import { formatCents } from '../mappers/values.js';
+import { formatCents } from '../format.js';
 import type { ArticleView } from '../store/articles.js';
 import type { Executor } from '../store/db.js';
 import { type StockFilter, stockPage } from '../store/stock.js';

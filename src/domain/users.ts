@@ -1,6 +1,6 @@
 import { badRequest } from '../errors.js';
 import type { NewUser, User } from '../store/schema.js';
-import { addMoneyBalance, findUserByUsername, insertUser } from '../store/users.js';
+import { addMoneyBalance, findUserByUsernameAnyCase, insertUser } from '../store/users.js';
 import { ACCOUNT_TYPES, type AccountType } from './catalog.js';
 import type { DomainContext } from './context.js';
 import { initialSellerActivation, type SellerActivationStart } from './seller-activation.js';
@@ -25,7 +25,16 @@ export interface NewUserInput {
    * or `user create --seller-activation 0`), which must be activated before it may sell.
    */
   sellerActivation?: SellerActivationStart;
+  /** A hash from `auth/passwords.ts` (the website's registration); none: the user cannot sign in. */
+  passwordHash?: string;
+  /** 1 English … 5 Italian (the language the website was used in at registration). */
+  idDisplayLanguage?: number;
 }
+
+/** 3 to 40 letters, digits, dots, dashes or underscores, starting with a letter or digit. */
+export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{2,39}$/;
+export const USERNAME_RULE =
+  'A username has 3 to 40 letters, digits, dots, dashes or underscores, starting with a letter or digit.';
 
 /** What every account starts with: no history, no bonus or bank details, not on vacation. */
 export const NEW_ACCOUNT = {
@@ -57,9 +66,8 @@ export function parseAccountType(text: string): AccountType {
   throw badRequest(`Unknown account type "${text}": use private, professional or powerseller.`);
 }
 
-/** The API writes Germany as `D`; everything else is ISO 3166 alpha-2 in upper case. */
 /** ISO 3166-1 alpha-2 (with XK, Kosovo, which addresses use); Germany is stored as `D`. */
-const COUNTRY_CODES = new Set(
+export const COUNTRY_CODES: ReadonlySet<string> = new Set(
   `AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS
   BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ D DJ DK DM DO DZ EC EE
   EG EH ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM
@@ -75,25 +83,33 @@ export function normalizeCountry(text: string): string {
   let c = text.trim().toUpperCase();
   if (c === 'DE') c = 'D';
   if (c === 'UK') c = 'GB';
-  if (!COUNTRY_CODES.has(c)) throw badRequest(`"${text}" is not a country code (use e.g. D, FR, IT, GB).`);
+  if (!COUNTRY_CODES.has(c)) {
+    throw badRequest(`"${text}" is not a country code (use e.g. D, FR, IT, GB).`, {
+      field: 'country',
+      code: 'invalid_country',
+    });
+  }
   return c;
 }
 
 export async function createUser(ctx: DomainContext, input: NewUserInput): Promise<User> {
   const username = input.username.trim();
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{2,39}$/.test(username)) {
-    throw badRequest(
-      'A username has 3 to 40 letters, digits, dots, dashes or underscores, starting with a letter or digit.',
-    );
+  if (!USERNAME_PATTERN.test(username)) {
+    throw badRequest(USERNAME_RULE, { field: 'username', code: 'invalid_username' });
   }
   const balance = input.balanceCents ?? 0;
   if (!Number.isInteger(balance) || balance < 0) throw badRequest('The starting balance cannot be negative.');
   const country = normalizeCountry(input.country);
   return ctx.database.transaction(async (tx) => {
-    if (await findUserByUsername(tx, username)) throw badRequest(`The username "${username}" is taken.`);
+    // Names that differ only in case are one name to people, so the second is taken too.
+    if (await findUserByUsernameAnyCase(tx, username)) {
+      throw badRequest(`The username "${username}" is taken.`, { field: 'username', code: 'username_taken' });
+    }
     const name = [input.firstName, input.lastName].filter(Boolean).join(' ') || username;
     return insertUser(tx, {
       ...NEW_ACCOUNT,
+      passwordHash: input.passwordHash ?? null,
+      idDisplayLanguage: input.idDisplayLanguage ?? NEW_ACCOUNT.idDisplayLanguage,
       username,
       country,
       isCommercial: ACCOUNT_TYPES[input.accountType],

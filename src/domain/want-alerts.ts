@@ -1,4 +1,4 @@
-import { formatCents } from '../mappers/values.js';
+import { formatCents } from '../format.js';
 import { loadArticleViews } from '../store/articles.js';
 import type { Tx } from '../store/db.js';
 import { findUserById } from '../store/users.js';

@@ -1,5 +1,5 @@
 import { badRequest } from '../errors.js';
-import { formatCents } from '../mappers/values.js';
+import { formatCents } from '../format.js';
 import { MAX_PRICE_CENTS, parsePriceCents } from './money.js';
 
 /**

@@ -1,5 +1,5 @@
 import { badRequest } from '../errors.js';
-import { berlinOffsetMinutes } from '../mappers/values.js';
+import { berlinOffsetMinutes } from '../format.js';
 
 /**
  * Dates in query strings (`startDate`, `endDate` of the message search). The reference's own

@@ -57,6 +57,11 @@ export interface RouteOptions {
    * flow, and a download link that is its own key.
    */
   kinds: readonly AppKind[] | 'public';
+  /**
+   * `'app'`: signed with the app's token and secret alone, `oauth_token` not looked up (the request
+   * token exchange, `POST /access`); the default signs as the user the access token acts for.
+   */
+  signedBy?: 'app';
 }
 
 export const ok = (body: Tree, headers?: Record<string, string>): ApiResponse => ({
@@ -79,6 +84,8 @@ export interface RouteConfig {
   allowedMethods: string;
   /** Present on routes that require OAuth. */
   kinds?: readonly AppKind[];
+  /** Signed by the app alone (see `RouteOptions.signedBy`). */
+  signedByApp?: boolean;
   /** `METHOD /path` (path relative to the prefix): the key limit groups are defined by. */
   routeKey?: string;
 }
@@ -164,6 +171,7 @@ export class Router {
         const config: RouteConfig = {
           allowedMethods: allowed,
           kinds: def.options.kinds === 'public' ? undefined : def.options.kinds,
+          signedByApp: def.options.signedBy === 'app',
           routeKey: `${method} ${path}`,
         };
         app.route({

@@ -1,5 +1,5 @@
 import { PRODUCT_LIST_HEADER } from '../domain/catalog-files.js';
-import { berlinOffsetMinutes } from '../mappers/values.js';
+import { berlinOffsetMinutes } from '../format.js';
 import type { ImportedPriceGuidesTable } from '../store/schema.js';
 
 /**

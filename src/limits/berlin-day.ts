@@ -7,7 +7,7 @@
  * only compares two numbers, and the day is computed again only when the clock leaves it (at
  * midnight, or when a test or the sandbox moves the clock).
  */
-import { berlinOffsetMinutes } from '../mappers/values.js';
+import { berlinOffsetMinutes } from '../format.js';
 
 /** Berlin's offset from UTC at an instant, in milliseconds (+1 h in winter, +2 h in summer). */
 const berlinOffsetMs = (epochMs: number) => berlinOffsetMinutes(epochMs) * 60_000;

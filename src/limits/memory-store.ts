@@ -1,5 +1,7 @@
 import {
   ALLOWED,
+  type AttemptKey,
+  type AttemptResult,
   type Charge,
   type ChargeResult,
   CONCURRENCY_BUSY,
@@ -39,6 +41,7 @@ const SWEEP_ABOVE = 10_000;
 export class MemoryLimitStore implements LimitStore {
   private readonly users = new Map<number, UserCounters>();
   private readonly places = new Map<string, Place>();
+  private readonly attempts = new Map<string, { count: number; until: number }>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -112,6 +115,32 @@ export class MemoryLimitStore implements LimitStore {
     this.users.delete(idUser);
   }
 
+  async attempt(keys: readonly AttemptKey[], windowMs: number): Promise<AttemptResult> {
+    const now = this.now();
+    for (const { key, max } of keys) {
+      const held = this.attempts.get(key);
+      if (held && held.until > now && held.count >= max) {
+        return { allowed: false, retryAfterMs: held.until - now };
+      }
+    }
+    if (this.attempts.size >= SWEEP_ABOVE) {
+      for (const [key, a] of this.attempts) if (a.until <= now) this.attempts.delete(key);
+    }
+    for (const { key } of keys) {
+      const held = this.attempts.get(key);
+      if (held && held.until > now) held.count++;
+      else this.attempts.set(key, { count: 1, until: now + windowMs });
+    }
+    return { allowed: true, retryAfterMs: 0 };
+  }
+
+  async forgetAttempt(key: string, all = false): Promise<void> {
+    const held = this.attempts.get(key);
+    if (!held) return;
+    if (all || held.count <= 1) this.attempts.delete(key);
+    else held.count--;
+  }
+
   private sweep(now: number): void {
     for (const [key, place] of this.places) if (place.expiresAt <= now) this.places.delete(key);
   }
@@ -119,5 +148,6 @@ export class MemoryLimitStore implements LimitStore {
   async close(): Promise<void> {
     this.users.clear();
     this.places.clear();
+    this.attempts.clear();
   }
 }

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
-import { formatTimestamp } from '../mappers/values.js';
+import { formatTimestamp } from '../format.js';
 import type { Services } from '../services.js';
 import type { AppKind } from '../store/schema.js';
 import { findUserById } from '../store/users.js';

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Charge, ChargeResult, LimitStore, Outcome, Usage } from './store.js';
+import type { AttemptKey, AttemptResult, Charge, ChargeResult, LimitStore, Outcome, Usage } from './store.js';
 import { storeUnavailable } from './store.js';
 
 /**
@@ -46,7 +46,32 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `;
 
+/**
+ * KEYS: the attempt counters. ARGV: windowMs, then each key's max. Answers {1, 0} when counted, or
+ * {0, ms until the refusing key's window ends}.
+ */
+const ATTEMPT = `
+for i, key in ipairs(KEYS) do
+  if tonumber(redis.call('GET', key) or '0') >= tonumber(ARGV[i + 1]) then
+    return {0, redis.call('PTTL', key)}
+  end
+end
+for _, key in ipairs(KEYS) do
+  if redis.call('INCR', key) == 1 then redis.call('PEXPIRE', key, ARGV[1]) end
+end
+return {1, 0}
+`;
+
+/** KEYS: one counter. ARGV: '1' to clear it, else take one attempt back. */
+const FORGET_ATTEMPT = `
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if ARGV[1] == '1' or n <= 1 then return redis.call('DEL', KEYS[1]) end
+return redis.call('DECR', KEYS[1])
+`;
+
 interface ScriptCommands {
+  cardbazaarAttempt(...args: Array<string | number>): Promise<[number, number]>;
+  cardbazaarForgetAttempt(key: string, all: string): Promise<number>;
   cardbazaarLimitsCharge(...args: Array<string | number>): Promise<[number, number]>;
   cardbazaarLimitsRelease(key: string, token: string): Promise<number>;
 }
@@ -64,6 +89,7 @@ export class RedisLimitStore implements LimitStore {
     // defineCommand sends EVALSHA and falls back to EVAL once when Redis lacks the script.
     redis.defineCommand('cardbazaarLimitsCharge', { numberOfKeys: 4, lua: CHARGE });
     redis.defineCommand('cardbazaarLimitsRelease', { numberOfKeys: 1, lua: RELEASE });
+    redis.defineCommand('cardbazaarForgetAttempt', { numberOfKeys: 1, lua: FORGET_ATTEMPT });
     this.commands = redis as unknown as ScriptCommands;
   }
 
@@ -99,6 +125,41 @@ export class RedisLimitStore implements LimitStore {
       await this.commands.cardbazaarLimitsRelease(`${this.prefix}lock:${lockKey}`, token);
     } catch {
       // The place expires by its TTL; refusing the (already answered) request would help nobody.
+    }
+  }
+
+  async attempt(keys: readonly AttemptKey[], windowMs: number): Promise<AttemptResult> {
+    if (!this.attemptScriptFor.has(keys.length)) {
+      // The number of keys is part of a command's definition: one per arity (sign-in uses two).
+      this.redis.defineCommand(`cardbazaarAttempt${keys.length}`, {
+        numberOfKeys: keys.length,
+        lua: ATTEMPT,
+      });
+      this.attemptScriptFor.add(keys.length);
+    }
+    let result: [number, number];
+    try {
+      const command = (this.redis as unknown as Record<string, ScriptCommands['cardbazaarAttempt']>)[
+        `cardbazaarAttempt${keys.length}`
+      ]!;
+      result = await command.call(
+        this.redis,
+        ...keys.map((k) => `${this.prefix}attempt:${k.key}`),
+        Math.max(1, windowMs),
+        ...keys.map((k) => k.max),
+      );
+    } catch {
+      throw storeUnavailable();
+    }
+    return { allowed: result[0] === 1, retryAfterMs: result[0] === 1 ? 0 : Math.max(0, result[1]) };
+  }
+  private readonly attemptScriptFor = new Set<number>();
+
+  async forgetAttempt(key: string, all = false): Promise<void> {
+    try {
+      await this.commands.cardbazaarForgetAttempt(`${this.prefix}attempt:${key}`, all ? '1' : '0');
+    } catch {
+      throw storeUnavailable();
     }
   }
 

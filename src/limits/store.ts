@@ -17,7 +17,27 @@ export interface LimitStore {
   usage(idUser: number, day: string, minute: number): Promise<Usage>;
   /** Clears every counter of a user (`cardbazaar limits reset`), minute and day alike. */
   reset(idUser: number): Promise<void>;
+  /**
+   * Counts one attempt under each key (a sign-in: per username and per address), each in a window of
+   * `windowMs` that starts with its first attempt. When any key already has its `max` attempts in
+   * its window, nothing is counted and the answer says how long until that window ends. Atomic, so
+   * parallel attempts cannot slip past the limit, and shared by instances with Redis.
+   */
+  attempt(keys: readonly AttemptKey[], windowMs: number): Promise<AttemptResult>;
+  /** Takes one attempt back (a sign-in that succeeded), or all of a key's with `all`. */
+  forgetAttempt(key: string, all?: boolean): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface AttemptKey {
+  key: string;
+  max: number;
+}
+
+export interface AttemptResult {
+  allowed: boolean;
+  /** When refused: milliseconds until the refusing key's window ends. */
+  retryAfterMs: number;
 }
 
 export interface Charge {

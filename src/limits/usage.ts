@@ -1,4 +1,4 @@
-import { formatTimestamp } from '../mappers/values.js';
+import { formatTimestamp } from '../format.js';
 import type { Services } from '../services.js';
 import type { User } from '../store/schema.js';
 import { BerlinDays } from './berlin-day.js';

@@ -1,17 +1,34 @@
 import { findAppForAuthorization } from '../auth/apps.js';
-import { ApiError, forbidden, notFound } from '../errors.js';
-import type { Router } from '../http/routing.js';
+import { exchangeRequestToken } from '../auth/request-tokens.js';
+import { getAccount } from '../domain/account.js';
+import { forbidden, notFound, unauthorized } from '../errors.js';
+import { requireBody } from '../http/body.js';
+import { text } from '../http/fields.js';
+import { publicOrigin } from '../http/origin.js';
+import { ok, type Router } from '../http/routing.js';
+import { mapAccount } from '../mappers/account.js';
 import type { Services } from '../services.js';
 
 const LANGUAGES = ['en', 'fr', 'de', 'es', 'it'];
 
+/** The website's consent page for an app token (`src/web/authorize.ts`). */
+export const consentPath = (appToken: string, lang: string) =>
+  `/authorize/${encodeURIComponent(appToken)}?lang=${lang}`;
+
 /**
- * `/authenticate/:appToken[/:lang]`: where a third-party app sends a user's browser to grant it
- * access (reference §1.8). Not an API call, so not signed. Dedicated and widget apps have nothing to
- * authorize and get 403, as on the real API.
+ * The third-party authorization flow (reference §1.8).
+ *
+ * `/authenticate/:appToken[/:lang]` is where a third-party app sends a user's browser. Not an API
+ * call, so not signed. Dedicated and widget apps have nothing to authorize and get 403, an unknown
+ * token 404, both in the API's error body as on the real API. A third-party app's browser is sent
+ * (303) to the website's consent page, which signs the user in first when needed: the API's paths
+ * read no cookies, so sessions stay a thing of the website's own routes.
+ *
+ * `POST /access` trades the request token the consent page gave the app's callback for an access
+ * token, signed with the app's token and secret alone (`signedBy: 'app'`).
  */
 export function authenticateRoutes(r: Router, services: Services): void {
-  const handler = async (params: Record<string, string>) => {
+  const handler = async (params: Record<string, string>, raw: Parameters<typeof publicOrigin>[0]) => {
     const lang = params.lang;
     if (lang !== undefined && !LANGUAGES.includes(lang)) {
       throw notFound(`Unknown language "${lang}": use one of ${LANGUAGES.join(', ')}.`);
@@ -23,12 +40,50 @@ export function authenticateRoutes(r: Router, services: Services): void {
         code: 'app_kind_not_allowed',
       });
     }
-    throw new ApiError(
-      501,
-      'The browser sign-in for third-party apps is not available on this server yet. The operator can issue an access token with `cardbazaar token create --app ID --user NAME`.',
-      { code: 'authorization_flow_unavailable' },
-    );
+    const { basePath } = publicOrigin(raw, services.config);
+    // Whatever else the query holds (a callback of someone's choosing) is dropped: the consent page
+    // only ever sends the user back to the callback the app registered.
+    return {
+      status: 303,
+      body: null,
+      headers: {
+        Location: basePath + consentPath(params.appToken!, lang ?? 'en'),
+        'Cache-Control': 'no-store',
+      },
+    };
   };
-  r.get('/authenticate/:appToken', { kinds: 'public' }, async (req) => handler(req.params));
-  r.get('/authenticate/:appToken/:lang', { kinds: 'public' }, async (req) => handler(req.params));
+  r.get('/authenticate/:appToken', { kinds: 'public' }, async (req) => handler(req.params, req.raw));
+  r.get('/authenticate/:appToken/:lang', { kinds: 'public' }, async (req) => handler(req.params, req.raw));
+
+  r.post('/access', { kinds: ['thirdParty'], signedBy: 'app' }, async (req) => {
+    const body = requireBody(req.body, '<app_key>…</app_key><request_token>…</request_token>');
+    const appKey = text(body, 'app_key') ?? '';
+    const requestToken = text(body, 'request_token') ?? '';
+    if (requestToken === '') {
+      throw unauthorized('The request needs <request_token>: the one the callback received.', {
+        code: 'unknown_request_token',
+        field: 'request_token',
+      });
+    }
+    if (appKey !== '' && appKey !== req.auth.appToken) {
+      throw unauthorized('<app_key> is not the app token this request is signed with.', {
+        code: 'app_key_mismatch',
+        field: 'app_key',
+      });
+    }
+    const presented = req.auth.oauthToken ?? '';
+    if (presented !== '' && presented !== requestToken) {
+      throw unauthorized(
+        'oauth_token must be empty or the request token of the body when exchanging a request token.',
+        { code: 'request_token_mismatch', field: 'oauth_token' },
+      );
+    }
+    const issued = await exchangeRequestToken(services, {
+      idApp: req.auth.idApp,
+      requestToken,
+      tokenDays: services.config.thirdPartyTokenDays,
+    });
+    const account = await getAccount(services, issued.idUser);
+    return ok({ oauth_token: issued.token, oauth_token_secret: issued.secret, account: mapAccount(account) });
+  });
 }

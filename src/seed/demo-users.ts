@@ -1,3 +1,5 @@
+import { hashPassword } from '../auth/passwords.js';
+import { setPasswordHash } from '../store/users.js';
 import { createAccessToken, createApp } from '../auth/apps.js';
 import { createUser, type NewUserInput } from '../domain/users.js';
 import type { Services } from '../services.js';
@@ -79,4 +81,24 @@ async function demoApp(services: Services, idUser: number, kind: AppKind, name: 
   if (existing) return existing;
   const callbackUrl = kind === 'thirdParty' ? 'http://127.0.0.1:9999/callback' : undefined;
   return (await createApp(services, { idUser, kind, name, callbackUrl })).app;
+}
+
+/** The demo accounts' website password (sandbox only; README, "Demo data"). */
+export const DEMO_PASSWORD = 'cardbazaar-demo';
+
+/**
+ * Gives every demo account that has none the demo password, so one can sign in to the website as
+ * them. Run at every sandbox start with demo data, so a database seeded before the website existed
+ * gets them too; an account whose password someone changed keeps it.
+ */
+export async function ensureDemoPasswords(services: Services): Promise<string[]> {
+  const done: string[] = [];
+  for (const input of DEMO_USERS) {
+    const user = await findUserByUsername(services.database.db, input.username);
+    if (!user) continue;
+    if (user.passwordHash === null)
+      await setPasswordHash(services.database.db, user.idUser, await hashPassword(DEMO_PASSWORD));
+    done.push(input.username);
+  }
+  return done;
 }

@@ -498,6 +498,36 @@ export interface CatalogVersionsTable {
   version: number;
 }
 
+/** A signed-in browser (the website): the cookie holds the random id, the row its SHA-256. */
+export interface WebSessionsTable {
+  sessionHash: string;
+  idUser: number;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** A one-time password reset link (its token's SHA-256), valid for an hour. */
+export interface PasswordResetsTable {
+  tokenHash: string;
+  idUser: number;
+  createdAt: number;
+  expiresAt: number;
+  usedAt: number | null;
+}
+
+/**
+ * A request token of the third-party authorization flow (reference §1.8): given to the app's
+ * callback when a user approves, exchanged once for an access token by `POST /access`.
+ */
+export interface RequestTokensTable {
+  tokenHash: string;
+  idApp: number;
+  idUser: number;
+  createdAt: number;
+  expiresAt: number;
+  usedAt: number | null;
+}
+
 export interface DB {
   users: UsersTable;
   apps: AppsTable;
@@ -527,6 +557,9 @@ export interface DB {
   orderEvaluations: OrderEvaluationsTable;
   orderCounts: OrderCountsTable;
   sellerStats: SellerStatsTable;
+  webSessions: WebSessionsTable;
+  passwordResets: PasswordResetsTable;
+  requestTokens: RequestTokensTable;
   expansionNames: ExpansionNamesTable;
   productSearchNames: ProductSearchNamesTable;
   productSearchWords: ProductSearchWordsTable;

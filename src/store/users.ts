@@ -71,3 +71,16 @@ export async function addBonusBalance(db: Executor, idUser: number, cents: numbe
     .executeTakeFirst();
   return result.numUpdatedRows === 1n;
 }
+
+/** A username another user already has, whatever its case (registration refuses look-alikes). */
+export async function findUserByUsernameAnyCase(db: Executor, username: string): Promise<User | undefined> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where((eb) => eb(eb.fn('lower', ['username']), '=', username.toLowerCase()))
+    .executeTakeFirst();
+}
+
+export async function setPasswordHash(db: Executor, idUser: number, passwordHash: string): Promise<void> {
+  await db.updateTable('users').set({ passwordHash }).where('idUser', '=', idUser).execute();
+}

@@ -5,6 +5,7 @@ import * as m0004 from './0004_stock.js';
 import * as m0006 from './0006_messages_wants.js';
 import * as m0005 from './0005_trading.js';
 import * as m0003 from './0003_catalog.js';
+import * as m0007_1 from './0007_1_website.js';
 import * as m0008_1 from './0008_1_oauth_nonces.js';
 import * as m0008_2 from './0008_2_lost_orders.js';
 import * as m0011 from './0011_catalog_versions.js';
@@ -22,6 +23,7 @@ export const migrations: Record<string, Migration> = {
   '0006_messages_wants': m0006,
   '0005_trading': m0005,
   '0003_catalog': m0003,
+  '0007_1_website': m0007_1,
   '0008_1_oauth_nonces': m0008_1,
   '0008_2_lost_orders': m0008_2,
   '0008_3_seller_activation': m0008_3,

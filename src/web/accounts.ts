@@ -1,0 +1,184 @@
+import type { FastifyInstance } from 'fastify';
+import {
+  checkPasswordReset,
+  createPasswordReset,
+  findAccountForReset,
+  RESET_LINK_LIFETIME_MS,
+  resetLinkPath,
+  resetPassword,
+} from '../auth/password-reset.js';
+import { signIn } from '../auth/sign-in.js';
+import { REGISTRATION_FIELDS, registerAccount } from '../domain/registration.js';
+import { COUNTRY_CODES } from '../domain/users.js';
+import { ApiError } from '../errors.js';
+import { publicOrigin } from '../http/origin.js';
+import type { Services } from '../services.js';
+import { fields, formErrors, localPath, redirectWithFlash } from './forms.js';
+import { displayLanguageOf, type Lang, langOfDisplayLanguage, translator } from './i18n/index.js';
+import { render } from './render.js';
+import { signInBrowser, signOutBrowser } from './session.js';
+
+/** Joining, signing in and out, and a forgotten password. */
+export function accountPages(app: FastifyInstance, services: Services): void {
+  const csrf = app.csrfProtection;
+
+  app.get('/register', async (request, reply) =>
+    render(request, reply, 'register', {
+      title: 'register.title',
+      values: {},
+      errors: {},
+      countries: countries(request.lang),
+    }),
+  );
+
+  app.post('/register', { preHandler: csrf }, async (request, reply) => {
+    const form = fields(request, REGISTRATION_FIELDS);
+    try {
+      const user = await registerAccount(services, form, displayLanguageOf(request.lang));
+      await signInBrowser(services, request, reply, user.idUser);
+      return redirectWithFlash(reply, '/profile', 'flash.registered', { username: user.username });
+    } catch (err) {
+      const errors = formErrors(request.t, err, REGISTRATION_FIELDS);
+      // The password is never sent back into the page.
+      const values = { ...form, password: '' };
+      return render(
+        request,
+        reply,
+        'register',
+        { title: 'register.title', values, errors, countries: countries(request.lang) },
+        400,
+      );
+    }
+  });
+
+  app.get('/login', async (request, reply) => {
+    const { next } = request.query as { next?: string };
+    return render(request, reply, 'login', {
+      title: 'login.title',
+      values: {},
+      errors: {},
+      next: localPath(next),
+    });
+  });
+
+  app.post('/login', { preHandler: csrf }, async (request, reply) => {
+    const form = fields(request, ['username', 'password', 'next']);
+    const next = localPath(form.next);
+    try {
+      const user = await signIn(
+        services,
+        {
+          limits: services.limits,
+          perUsername: services.config.signInAttemptsPerUsername,
+          perAddress: services.config.signInAttemptsPerAddress,
+          windowMs: services.config.signInWindowMs,
+        },
+        { username: form.username, password: form.password, ip: request.ip },
+      );
+      await signInBrowser(services, request, reply, user.idUser);
+      return reply.code(303).header('Location', next).send();
+    } catch (err) {
+      const errors = formErrors(request.t, err, ['username', 'password']);
+      if (err instanceof ApiError) reply.headers(err.headers);
+      const status = err instanceof ApiError && (err.status === 401 || err.status === 429) ? err.status : 400;
+      return render(
+        request,
+        reply,
+        'login',
+        { title: 'login.title', values: { username: form.username }, errors, next },
+        status,
+      );
+    }
+  });
+
+  app.post('/logout', { preHandler: csrf }, async (request, reply) => {
+    await signOutBrowser(services, request, reply);
+    return redirectWithFlash(reply, '/', 'flash.signedOut');
+  });
+
+  app.get('/password/forgot', async (request, reply) =>
+    render(request, reply, 'password-forgot', {
+      title: 'forgot.title',
+      values: {},
+      errors: {},
+      canMail: services.mailer !== undefined,
+    }),
+  );
+
+  // The answer is the same whether the account exists or not, so the form tells nobody which do.
+  app.post('/password/forgot', { preHandler: csrf }, async (request, reply) => {
+    const { login } = fields(request, ['login']);
+    const user = await findAccountForReset(services, login);
+    if (user && services.mailer) {
+      // At most a few emails an hour to one account, so the form cannot be used to flood a mailbox.
+      const allowed = await services.limits.attempt(
+        [{ key: `reset:${user.idUser}`, max: 3 }],
+        RESET_LINK_LIFETIME_MS,
+      );
+      if (allowed.allowed) {
+        const { token } = await createPasswordReset(services, user.idUser);
+        const { origin, basePath } = publicOrigin(request, services.config);
+        const link = `${origin}${basePath}${resetLinkPath(token)}`;
+        // In the account's own language, whatever the page was read in.
+        const t = translator(langOfDisplayLanguage(user.idDisplayLanguage));
+        await services.mailer.send({
+          to: user.email,
+          subject: t('mail.resetSubject'),
+          text: t('mail.resetBody', { username: user.username, link }),
+        });
+      }
+    } else if (user && services.config.mode === 'sandbox') {
+      request.log.info(
+        { username: user.username },
+        'password reset asked for without SMTP_URL: `cardbazaar user reset-link` prints a link',
+      );
+    }
+    return redirectWithFlash(reply, '/login', services.mailer ? 'flash.resetSent' : 'flash.resetNoMail');
+  });
+
+  app.get('/password/reset/:token', async (request, reply) => {
+    const { token } = request.params as { token: string };
+    try {
+      await checkPasswordReset(services, token);
+    } catch (err) {
+      const errors = formErrors(request.t, err);
+      return render(
+        request,
+        reply,
+        'password-reset',
+        { title: 'reset.title', errors, valid: false, token },
+        400,
+      );
+    }
+    return render(request, reply, 'password-reset', { title: 'reset.title', errors: {}, valid: true, token });
+  });
+
+  app.post('/password/reset/:token', { preHandler: csrf }, async (request, reply) => {
+    const { token } = request.params as { token: string };
+    const { password } = fields(request, ['password']);
+    try {
+      await resetPassword(services, token, password);
+      // Any session of this browser ended with all the others; it signs in with the new password.
+      await signOutBrowser(services, request, reply);
+      return redirectWithFlash(reply, '/login', 'flash.passwordReset');
+    } catch (err) {
+      const errors = formErrors(request.t, err, ['password']);
+      const valid = !('_form' in errors);
+      return render(request, reply, 'password-reset', { title: 'reset.title', errors, valid, token }, 400);
+    }
+  });
+}
+
+/** Every country, named in the page's language, by name (the API spells Germany `D`). */
+const countryLists = new Map<Lang, Array<{ code: string; name: string }>>();
+export function countries(lang: Lang): Array<{ code: string; name: string }> {
+  let list = countryLists.get(lang);
+  if (!list) {
+    const names = new Intl.DisplayNames([lang], { type: 'region' });
+    list = [...COUNTRY_CODES]
+      .map((code) => ({ code, name: names.of(code === 'D' ? 'DE' : code) ?? code }))
+      .sort((a, b) => a.name.localeCompare(b.name, lang));
+    countryLists.set(lang, list);
+  }
+  return list;
+}

@@ -1,0 +1,129 @@
+import { createHmac } from 'node:crypto';
+import fastifyCookie from '@fastify/cookie';
+import fastifyCsrf from '@fastify/csrf-protection';
+import fastifyFormbody from '@fastify/formbody';
+import fastifyStatic from '@fastify/static';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.js';
+import type { Services } from '../services.js';
+import { accountPages } from './accounts.js';
+import { authorizePages } from './authorize.js';
+import { homePages } from './home.js';
+import { langFromAcceptLanguage, translator } from './i18n/index.js';
+import { profilePages } from './profile.js';
+import { ASSETS_DIR, render } from './render.js';
+import { cookieOptions, sessionHook } from './session.js';
+import { pageHeaders } from './headers.js';
+
+/**
+ * The website: server-rendered pages for people (README, "The website"). One encapsulated Fastify
+ * plugin, so what it adds runs on its own routes only: form bodies, cookies, sessions, CSRF checks
+ * and HTML errors never touch an API request (`/ws/...` keeps XML bodies, its error body, and its
+ * speed). Page groups are one module each (`accounts.ts`, `profile.ts`, `authorize.ts`, …): small
+ * handlers that read the form, call the same domain functions as the API and the CLI, and render a
+ * view. The route hooks they use:
+ *  - `requireUser` (session.ts) on every page with private data;
+ *  - `app.csrfProtection` on every POST (the form's `_csrf` field, from `it.page.csrf`).
+ */
+
+/** Form bodies are small; anything bigger is not a person typing. */
+const FORM_BODY_LIMIT = 64 * 1024;
+
+export async function websitePlugin(
+  app: FastifyInstance,
+  { services }: { services: Services },
+): Promise<void> {
+  const options = cookieOptions(services.config);
+  app.decorate('webCookieOptions', options);
+  app.decorateRequest('user', undefined);
+  app.decorateRequest('sessionId', undefined);
+  app.decorateRequest('lang', 'en');
+  app.decorateRequest('t', undefined as unknown as FastifyRequest['t']);
+
+  // The API's XML parsers are inherited; pages take forms only.
+  app.removeAllContentTypeParsers();
+  await app.register(fastifyFormbody, { bodyLimit: FORM_BODY_LIMIT });
+  app.addContentTypeParser('*', (request, _payload, done) => {
+    done(
+      new ApiError(
+        415,
+        `Forms are sent as application/x-www-form-urlencoded (got "${request.headers['content-type']}").`,
+      ),
+      undefined,
+    );
+  });
+
+  await app.register(fastifyCookie, {
+    secret: createHmac('sha256', services.serverKey).update('cardbazaar website cookies').digest('base64url'),
+  });
+  await app.register(fastifyCsrf, {
+    sessionPlugin: '@fastify/cookie',
+    cookieKey: 'cardbazaar_csrf',
+    cookieOpts: { ...options, signed: true },
+  });
+
+  app.addHook('onRequest', (_request, reply, done) => {
+    pageHeaders(reply);
+    done();
+  });
+  app.setErrorHandler(errorPage(services));
+
+  // Assets do not need the session: a stylesheet costs no database query.
+  await app.register(async (assets) => {
+    await assets.register(fastifyStatic, {
+      root: ASSETS_DIR,
+      prefix: '/assets/',
+      maxAge: '1h',
+      index: false,
+    });
+  });
+
+  await app.register(async (pages) => {
+    pages.addHook('onRequest', sessionHook(services));
+    homePages(pages, services);
+    accountPages(pages, services);
+    profilePages(pages, services);
+    authorizePages(pages, services);
+  });
+}
+
+/** Errors on pages are pages, in the visitor's language, never the API's XML. */
+function errorPage(services: Services) {
+  return async (error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
+    request.t ??= translator(langFromAcceptLanguage(request.headers['accept-language']));
+    let status = error instanceof ApiError ? error.status : (error.statusCode ?? 500);
+    let message: string;
+    if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
+      status = 403;
+      message = request.t('error.csrf');
+    } else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      status = 413;
+      message = request.t('error.tooLarge');
+    } else if (status >= 500) {
+      request.log.error({ err: error, reqId: request.id }, 'unexpected error on a page');
+      status = 500;
+      message = request.t('error.internal', { id: request.id });
+    } else {
+      message =
+        (error instanceof ApiError && error.code && request.t.maybe(`errors.${error.code}`)) || error.message;
+    }
+    if (error instanceof ApiError) reply.headers(error.headers);
+    if (services.config.mode === 'production' && status === 500)
+      message = request.t('error.internal', { id: request.id });
+    return render(request, reply, 'error', { title: 'error.title', status, message }, status);
+  };
+}
+
+/** The page for a path nothing answers (outside `/ws`, which keeps the API's error body). */
+export function notFoundPage(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  request.lang = langFromAcceptLanguage(request.headers['accept-language']);
+  request.t = translator(request.lang);
+  pageHeaders(reply);
+  return render(
+    request,
+    reply,
+    'error',
+    { title: 'error.notFoundTitle', status: 404, message: request.t('error.notFound') },
+    404,
+  );
+}
