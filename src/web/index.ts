@@ -8,6 +8,9 @@ import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
 import { accountPages } from './accounts.js';
 import { authorizePages } from './authorize.js';
+import { balancePages } from './balance.js';
+import { cartPages } from './cart.js';
+import { catalogPages } from './catalog.js';
 import { homePages } from './home.js';
 import { langFromAcceptLanguage, translator } from './i18n/index.js';
 import { profilePages } from './profile.js';
@@ -84,6 +87,10 @@ export async function websitePlugin(
     accountPages(pages, services);
     profilePages(pages, services);
     authorizePages(pages, services);
+    // Finding cards, the cart and paying (issue 17, part 1).
+    catalogPages(pages, services);
+    cartPages(pages, services);
+    balancePages(pages, services);
   });
 }
 
