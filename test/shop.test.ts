@@ -177,6 +177,13 @@ for (const dialect of DIALECTS) {
         'the filter form keeps what was chosen',
       );
 
+      // As a browser sends the form: every field, the unused ones empty ("any").
+      const asForm = await anon.get(
+        `/products/${crowded.idProduct}?idLanguage=3&minCondition=NM&isFoil=true&isSigned=&isAltered=&isPlayset=&userType=&sellerCountry=&minUserScore=`,
+      );
+      assert.equal(asForm.status, 200);
+      assert.deepEqual(offerIds(asForm.text), expected);
+
       const bad = await anon.get(`/products/${crowded.idProduct}?minCondition=ZZ`);
       assert.equal(bad.status, 400);
       const apiBad = await buyer.api.get(`/articles/${crowded.idProduct}?minCondition=ZZ`, { json: true });

@@ -73,6 +73,22 @@ function queryValues(request: FastifyRequest, names: readonly string[]): Record<
   return out;
 }
 
+/**
+ * The query without its empty values: a GET form sends every field, `userType=` included, where
+ * the API's client leaves a filter out; an empty field means "any" here.
+ */
+function chosen(request: FastifyRequest): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(request.query as Record<string, unknown>)) {
+    if (typeof v === 'string' && v.trim() !== '') out[k] = v;
+    else if (Array.isArray(v)) {
+      const kept = v.filter((x): x is string => typeof x === 'string' && x.trim() !== '');
+      if (kept.length > 0) out[k] = kept;
+    }
+  }
+  return out;
+}
+
 const languageOptions = () => Object.entries(LANGUAGES).map(([id]) => Number(id));
 
 export function catalogPages(app: FastifyInstance, services: Services): void {
@@ -172,7 +188,7 @@ export function catalogPages(app: FastifyInstance, services: Services): void {
       offers = await productOffers(
         services,
         idProduct,
-        offerFilterInput(request.query as Record<string, string>),
+        offerFilterInput(chosen(request)),
         windowOf(page),
         request.user?.idUser ?? null,
       );
@@ -224,7 +240,7 @@ export function catalogPages(app: FastifyInstance, services: Services): void {
       offers = await userOffers(
         services,
         String(seller.idUser),
-        userOfferFilterInput(request.query as Record<string, string>),
+        userOfferFilterInput(chosen(request)),
         windowOf(page),
         request.user?.idUser ?? null,
       );
