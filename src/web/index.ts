@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
@@ -15,7 +14,7 @@ import { homePages } from './home.js';
 import { langFromAcceptLanguage, translator } from './i18n/index.js';
 import { profilePages } from './profile.js';
 import { ASSETS_DIR, render } from './render.js';
-import { cookieOptions, sessionHook } from './session.js';
+import { cookieOptions, sessionHook, websiteCookieSecret } from './session.js';
 import { pageHeaders } from './headers.js';
 
 /**
@@ -57,7 +56,7 @@ export async function websitePlugin(
   });
 
   await app.register(fastifyCookie, {
-    secret: createHmac('sha256', services.serverKey).update('cardbazaar website cookies').digest('base64url'),
+    secret: websiteCookieSecret(services.serverKey),
   });
   await app.register(fastifyCsrf, {
     sessionPlugin: '@fastify/cookie',

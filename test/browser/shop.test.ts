@@ -47,7 +47,7 @@ async function signedFetch(
     },
     body,
   });
-   
+
   return { status: res.status, json: (await res.json().catch(() => undefined)) as any };
 }
 
