@@ -41,3 +41,23 @@ export interface SandboxDocument {
   demoPassword: string;
   users: SandboxUser[];
 }
+
+export interface SandboxOptions {
+  /**
+   * `in-process` (the default) runs the server in this process: fastest to start, shares its event
+   * loop. `child` runs `cardbazaar serve` as a child process, as a CI job would.
+   */
+  mode?: 'in-process' | 'child';
+  /** `:memory:` by default: nothing touches the disk and every sandbox starts from the demo data. */
+  databaseUrl?: string;
+  /** 0 (any free port) by default. */
+  port?: number;
+  host?: string;
+  /** More settings by environment variable name (README, "Configuration"), e.g. `{ LIMITS_ENABLED: 'false' }`. */
+  env?: Record<string, string>;
+}
+
+export interface Sandbox extends SandboxDocument {
+  /** Stops the server (in-flight requests finish) and, in `child` mode, waits for the process to end. */
+  stop(): Promise<void>;
+}
