@@ -183,6 +183,16 @@ for (const dialect of DIALECTS) {
         runFixture(server.services, badState),
         /step 1 \(user "y2"\), field "type": Unknown account type/,
       );
+      const typo = parseSteps({
+        steps: [
+          { user: 'y3', username: 'fx-rollback-5' },
+          { articles: 'y3stock', user: 'y3', items: [{ idProduct: 1, prise: '1.00' }] },
+        ],
+      });
+      await assert.rejects(
+        runFixture(server.services, typo),
+        /step 2 \(articles "y3stock"\), field "items\[0\]\.prise": unknown; this takes idProduct, count, price/,
+      );
       assert.deepEqual(await counts(server), before);
     });
   });

@@ -326,12 +326,19 @@ function list(fields: Fields, field: string): Json[] {
   return v;
 }
 
-function object(value: Json, field: string): Fields {
+function object(value: Json, field: string, keys?: readonly string[]): Fields {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new StepFieldError(field, 'must be an object');
   }
+  for (const key of Object.keys(value)) {
+    if (keys && !keys.includes(key)) {
+      throw new StepFieldError(`${field}.${key}`, `unknown; this takes ${keys.join(', ')}`);
+    }
+  }
   return value;
 }
+
+const ARTICLE_FIELDS = ['idProduct', 'count', 'price', 'condition', 'idLanguage', 'comments'];
 
 /**
  * A user: an id (a number, or `${seller.idUser}`), the name of an earlier user step, or the
@@ -487,7 +494,7 @@ const RUNNERS: Record<StepKind, Runner> = {
   async articles(ctx, f, { created }) {
     const idUser = await userId(ctx, f, 'user', created);
     const items: BulkItem<NewArticleInput>[] = list(f, 'items').map((raw, i) => {
-      const a = object(raw, `items[${i}]`);
+      const a = object(raw, `items[${i}]`, [...ARTICLE_FIELDS, ...ARTICLE_FLAGS]);
       const at = (k: string) => `items[${i}].${k}`;
       const flags: NewArticleInput['flags'] = {};
       for (const flag of ARTICLE_FLAGS) {
@@ -575,7 +582,17 @@ const RUNNERS: Record<StepKind, Runner> = {
           else if (target !== 'sent') {
             await act(idBuyer, { action: 'confirmReception' });
             if (target === 'evaluated') {
-              const e = f.evaluation === undefined ? {} : object(f.evaluation, 'evaluation');
+              const e =
+                f.evaluation === undefined
+                  ? {}
+                  : object(f.evaluation, 'evaluation', [
+                      'evaluationGrade',
+                      'itemDescription',
+                      'packaging',
+                      'speed',
+                      'comment',
+                      'complaint',
+                    ]);
               const grade = (k: string, d: number) => integer(e[k] ?? d, `evaluation.${k}`);
               await evaluateOrder(ctx, idBuyer, idOrder, {
                 evaluationGrade: grade('evaluationGrade', 1),
@@ -636,7 +653,7 @@ const RUNNERS: Record<StepKind, Runner> = {
 
 async function fillCart(ctx: Services, idBuyer: number, f: Fields, field: 'add' | 'items') {
   const items: CartItem[] = list(f, field).map((raw, i) => {
-    const a = object(raw, `${field}[${i}]`);
+    const a = object(raw, `${field}[${i}]`, ['idArticle', 'count']);
     return {
       idArticle: integer(a.idArticle, `${field}[${i}].idArticle`),
       count: integer(a.count ?? 1, `${field}[${i}].count`),
