@@ -16,6 +16,19 @@ export interface SignInLimits {
   windowMs: number;
 }
 
+/** The sign-in limits as the settings give them (`SIGNIN_ATTEMPTS_PER_*`, `SIGNIN_WINDOW`). */
+export function signInLimitsOf(services: {
+  limits: LimitStore;
+  config: { signInAttemptsPerUsername: number; signInAttemptsPerAddress: number; signInWindowMs: number };
+}): SignInLimits {
+  return {
+    limits: services.limits,
+    perUsername: services.config.signInAttemptsPerUsername,
+    perAddress: services.config.signInAttemptsPerAddress,
+    windowMs: services.config.signInWindowMs,
+  };
+}
+
 /**
  * Checks a username and password (the website's sign-in form). Every attempt counts against the
  * username and the client address in the shared limit store (so the limits hold across instances

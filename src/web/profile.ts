@@ -17,7 +17,7 @@ import {
   requestSellerActivation,
   sellerActivationStatus,
 } from '../domain/seller-activation.js';
-import { changePassword } from '../auth/sign-in.js';
+import { changePassword, signInLimitsOf } from '../auth/sign-in.js';
 import type { Services } from '../services.js';
 import { fields, formErrors, redirectWithFlash, type Errors, type Values } from './forms.js';
 import { render } from './render.js';
@@ -174,17 +174,7 @@ export function profilePages(app: FastifyInstance, services: Services): void {
   app.post('/profile/password', form, async (request, reply) => {
     const f = fields(request, PASSWORD_FIELDS);
     try {
-      await changePassword(
-        services,
-        {
-          limits: services.limits,
-          perUsername: services.config.signInAttemptsPerUsername,
-          perAddress: services.config.signInAttemptsPerAddress,
-          windowMs: services.config.signInWindowMs,
-        },
-        request.user!.idUser,
-        f,
-      );
+      await changePassword(services, signInLimitsOf(services), request.user!.idUser, f);
       // Every session ended with the change, this one too: sign in again with the new password.
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
       return redirectWithFlash(reply, '/login', 'flash.passwordChanged');
