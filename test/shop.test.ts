@@ -508,6 +508,20 @@ for (const dialect of DIALECTS) {
       assert.equal(await countRows(server, 'orders'), ordersBefore);
     });
 
+    it('speaks the reader’s display language and writes euros as they do', async () => {
+      const reader = await webTrader(server, { name: 'leser', idDisplayLanguage: 3, balanceCents: 123_456 });
+      const balance = await reader.web.get('/balance');
+      assert.match(balance.text, /<h1>Ihr Guthaben<\/h1>/);
+      const de = new Intl.NumberFormat('de-DE', { style: 'currency', currency: 'EUR' }).format(1234.56);
+      assert.equal(moneyCell(balance.text, 'moneyBalance'), de);
+      assert.match((await reader.web.get('/cart')).text, /<h1>Ihr Warenkorb<\/h1>/);
+      const offers = await reader.web.get(`/products/${card.idProduct}`);
+      assert.match(offers.text, /<h1>Shivanischer Drache<\/h1>/);
+      assert.match(offers.text, /In den Warenkorb/);
+      // ?lang= overrides it for one page.
+      assert.match((await reader.web.get('/cart?lang=it')).text, /<h1>Il tuo carrello<\/h1>/);
+    });
+
     it('keeps private pages private', async () => {
       const anon = new WebClient(server);
       for (const path of ['/cart', '/balance']) {
