@@ -3,6 +3,7 @@ import { registerAppCommands } from './apps.js';
 import { registerCatalogCommands } from './catalog.js';
 import { registerClockCommands } from './clock.js';
 import { addSettingOptions } from './context.js';
+import { registerFaultCommands } from './faults.js';
 import { registerCouponCommands } from './coupons.js';
 import { registerLimitsCommands } from './limits.js';
 import { registerOrderCommands } from './orders.js';
@@ -25,5 +26,6 @@ export function buildCli(): Command {
   registerCatalogCommands(program);
   registerRequestCommand(program);
   registerLimitsCommands(program);
+  registerFaultCommands(program);
   return program;
 }
