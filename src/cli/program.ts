@@ -9,6 +9,7 @@ import { registerLimitsCommands } from './limits.js';
 import { registerOrderCommands } from './orders.js';
 import { registerRequestCommand } from './request.js';
 import { registerServeCommands } from './serve.js';
+import { registerSnapshotCommands } from './snapshots.js';
 import { registerUserCommands } from './users.js';
 
 /** The `cardbazaar` command. Every setting is a global option beside its environment variable. */
@@ -27,5 +28,6 @@ export function buildCli(): Command {
   registerRequestCommand(program);
   registerLimitsCommands(program);
   registerFaultCommands(program);
+  registerSnapshotCommands(program);
   return program;
 }
