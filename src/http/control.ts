@@ -58,7 +58,10 @@ export class SandboxControl {
         for (const w of waiting) w.resolve(rows);
       },
       () => {
-        const err = new ApiError(503, 'The database is unreachable. Try again shortly.');
+        const err = new ApiError(
+          503,
+          'The database is unreachable, so requests cannot be verified. Try again shortly.',
+        );
         for (const w of waiting) w.reject(err);
       },
     );
@@ -113,9 +116,13 @@ export class SandboxControl {
   }
 }
 
-/** Every request first brings the server up to date (sandbox only: production has neither). */
+/**
+ * Every request first brings the server up to date (sandbox only: production has neither), except
+ * the health check, which must answer for itself whatever state the database is in.
+ */
 export function installSandboxControl(app: FastifyInstance, control: SandboxControl): void {
-  app.addHook('onRequest', async () => {
+  app.addHook('onRequest', async (request) => {
+    if (request.url === '/healthz') return;
     await control.check();
   });
 }
