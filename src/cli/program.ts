@@ -5,6 +5,7 @@ import { registerClockCommands } from './clock.js';
 import { addSettingOptions } from './context.js';
 import { registerFaultCommands } from './faults.js';
 import { registerCouponCommands } from './coupons.js';
+import { registerFixtureCommands } from './fixtures.js';
 import { registerLimitsCommands } from './limits.js';
 import { registerOrderCommands } from './orders.js';
 import { registerRequestCommand } from './request.js';
@@ -29,5 +30,6 @@ export function buildCli(): Command {
   registerLimitsCommands(program);
   registerFaultCommands(program);
   registerSnapshotCommands(program);
+  registerFixtureCommands(program);
   return program;
 }
