@@ -11,6 +11,7 @@ import { authorizePages } from './authorize.js';
 import { homePages } from './home.js';
 import { langFromAcceptLanguage, translator } from './i18n/index.js';
 import { profilePages } from './profile.js';
+import { requestPages } from './requests.js';
 import { ASSETS_DIR, render } from './render.js';
 import { cookieOptions, sessionHook } from './session.js';
 import { pageHeaders } from './headers.js';
@@ -84,6 +85,7 @@ export async function websitePlugin(
     accountPages(pages, services);
     profilePages(pages, services);
     authorizePages(pages, services);
+    requestPages(pages, services);
   });
 }
 
