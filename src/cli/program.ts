@@ -7,6 +7,7 @@ import { registerCouponCommands } from './coupons.js';
 import { registerLimitsCommands } from './limits.js';
 import { registerOrderCommands } from './orders.js';
 import { registerRequestCommand } from './request.js';
+import { registerRequestLogCommands } from './request-log.js';
 import { registerServeCommands } from './serve.js';
 import { registerUserCommands } from './users.js';
 
@@ -25,5 +26,6 @@ export function buildCli(): Command {
   registerCatalogCommands(program);
   registerRequestCommand(program);
   registerLimitsCommands(program);
+  registerRequestLogCommands(program);
   return program;
 }
