@@ -46,7 +46,7 @@ describe('the request log commands', () => {
       lines[1]!,
       /^\S+ {2}404 {2}GET {5}\/ws\/v2\.0\/output\.json\/products\/999999999 {2}\S+ ms {2}app \d+$/,
     );
-    assert.doesNotMatch(res.out, /\u001b\[/, 'no colours when not on a terminal');
+    assert.ok(!res.out.includes('\u001b['), 'no colours when not on a terminal');
   });
 
   it('follows new requests as the server records them', async () => {
@@ -95,8 +95,8 @@ describe('the request log commands', () => {
       formatRequestLine(row, true),
       '\u001b[33m1970-01-01T00:00:00.000Z  401  GET     /ws/v2.0/account  1.5 ms  invalid_signature\u001b[0m',
     );
-    assert.match(formatRequestLine({ ...row, status: 503 }, true), /^\u001b\[31m/);
-    assert.match(formatRequestLine({ ...row, status: 200 }, true), /^\u001b\[32m/);
+    assert.ok(formatRequestLine({ ...row, status: 503 }, true).startsWith('\u001b[31m'));
+    assert.ok(formatRequestLine({ ...row, status: 200 }, true).startsWith('\u001b[32m'));
   });
 
   it('refuses an unknown user and bad numbers', async () => {
