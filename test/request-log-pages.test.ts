@@ -219,6 +219,48 @@ for (const dialect of DIALECTS) {
       assert.match(good.text, /data-verdict="valid"/);
     });
 
+    it('answers hostile filters with 400 beside the field, never 500', async () => {
+      const me = await developer(server);
+      await me.web.get('/requests');
+      for (const [query, message] of [
+        ['path=%00', /The path filter cannot hold control characters\./],
+        [`path=${'x'.repeat(201)}`, /This is too long\./],
+        ['idApp=abc', /Choose an app from the list\./],
+        ['status=1&status=2', /A status is a code/],
+        ['idApp=1&idApp=x', /./],
+      ] as const) {
+        const res = await me.web.get(`/requests?${query}`);
+        if (query === 'idApp=1&idApp=x') {
+          assert.equal(res.status, 200, 'the first of a repeated parameter counts');
+          continue;
+        }
+        assert.equal(res.status, 400, query);
+        assert.match(textOf(res.text), message, query);
+      }
+      assert.equal((await me.web.get('/requests?page=abc')).status, 200);
+      assert.equal((await me.web.get('/requests?page=99999999999')).status, 200);
+      assert.equal((await me.web.get('/signature-debugger?request=1&request=2')).status, 404);
+    });
+
+    it('keeps a failure whose body holds a NUL character, and the other rows of its batch', async () => {
+      const me = await developer(server);
+      await me.api.get('/account');
+      const res = await me.api.put('/account/vacation', '<request>\u0000</request>');
+      assert.equal(res.status, 400);
+      await flush(server);
+      const rows = await server.services.database.db
+        .selectFrom('requestLog')
+        .select(['status', 'requestBody'])
+        .where('idUser', '=', me.idUser)
+        .orderBy('idRequest')
+        .execute();
+      assert.deepEqual(
+        rows.map((r) => r.status),
+        [200, 400],
+      );
+      assert.equal(rows[1]!.requestBody, '<request>\uFFFD</request>');
+    });
+
     it('refuses a debugger form without its CSRF token or without a URL', async () => {
       const web = new WebClient(server);
       assert.equal((await web.get('/signature-debugger')).status, 200, 'open to anyone');

@@ -147,10 +147,17 @@ export async function listRequests(
 ): Promise<RequestLogPage> {
   const filter: RequestLogFilter = { status: parseStatusFilter(query.status) };
   const path = (query.path ?? '').trim();
-  if (path.length > 200) throw badRequest('path is at most 200 characters.', { field: 'path' });
+  if (path.length > 200)
+    throw badRequest('path is at most 200 characters.', { field: 'path', code: 'too_long' });
+  // A request path holds no control characters (and PostgreSQL takes no NUL in a parameter).
+  if (/[\u0000-\u001f\u007f]/.test(path)) {
+    throw badRequest('path holds a control character.', { field: 'path', code: 'invalid_path_filter' });
+  }
   if (path) filter.path = path;
   if (query.idApp !== undefined && query.idApp !== '') {
-    if (!/^\d{1,9}$/.test(query.idApp)) throw badRequest('app must be an app id.', { field: 'idApp' });
+    if (!/^\d{1,9}$/.test(query.idApp)) {
+      throw badRequest('app must be an app id.', { field: 'idApp', code: 'invalid_app_filter' });
+    }
     filter.idApp = Number(query.idApp);
   }
   const page = Math.max(1, Math.min(1_000_000, Math.floor(query.page ?? 1) || 1));

@@ -78,16 +78,23 @@ function record(
         ? withoutSignature(request.headers.authorization).slice(0, BODY_HEAD_BYTES)
         : null,
     requestBody: failed && request.logBody ? bodyHead(request.logBody) : null,
-    responseBody:
-      failed && request.logResponse !== null ? request.logResponse.slice(0, BODY_HEAD_BYTES) : null,
+    responseBody: failed && request.logResponse !== null ? head(Buffer.from(request.logResponse)) : null,
     baseString,
   });
 }
 
+/**
+ * The first 4 KB as text, without NUL characters: PostgreSQL refuses them in text columns, and one
+ * such row would cost the whole batch it is written with.
+ */
+function head(bytes: Buffer): string {
+  const text = bytes.subarray(0, BODY_HEAD_BYTES).toString('utf8');
+  return text.includes('\u0000') ? text.replace(/\u0000/g, '\uFFFD') : text;
+}
+
 /** The first 4 KB, as text; a request token being exchanged (`POST /access`) is a secret. */
 function bodyHead(body: Buffer): string {
-  const text = body.subarray(0, BODY_HEAD_BYTES).toString('utf8');
-  return text.replace(/(<request_token>)[^<]*(<\/request_token>|$)/g, '$1[not logged]$2');
+  return head(body).replace(/(<request_token>)[^<]*(<\/request_token>|$)/g, '$1[not logged]$2');
 }
 
 /** The Authorization header without its `oauth_signature` (a signature is never stored). */

@@ -29,9 +29,11 @@ export function requestPages(app: FastifyInstance, services: Services): void {
   const signedIn = { onRequest: requireUser };
 
   app.get('/requests', signedIn, async (request, reply) => {
-    const q = request.query as Record<string, string | undefined>;
-    const values = { status: q.status ?? '', path: q.path ?? '', idApp: q.idApp ?? '' };
-    const query: RequestLogQuery = { ...values, page: Number(q.page ?? 1) };
+    const q = request.query as Record<string, unknown>;
+    // A repeated parameter (`?status=1&status=2`) counts once, as in a form.
+    const one = (v: unknown) => String((Array.isArray(v) ? v[0] : v) ?? '');
+    const values = { status: one(q.status), path: one(q.path), idApp: one(q.idApp) };
+    const query: RequestLogQuery = { ...values, page: Number(one(q.page) || 1) };
     const model = {
       title: 'requests.title' as const,
       values,
@@ -65,7 +67,8 @@ export function requestPages(app: FastifyInstance, services: Services): void {
   // The debugger is for anyone with credentials to check; only taking a request from the log needs
   // the owner signed in.
   app.get('/signature-debugger', async (request, reply) => {
-    const { request: fromLog } = request.query as { request?: string };
+    const asked = (request.query as { request?: unknown }).request;
+    const fromLog = asked === undefined ? undefined : String(Array.isArray(asked) ? asked[0] : asked);
     const values: Record<string, string> = {
       method: 'GET',
       url: '',

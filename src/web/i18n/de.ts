@@ -253,6 +253,8 @@ export const de = {
   'errors.required': 'Dieses Feld ist erforderlich.',
   'errors.invalid_method': 'Eine Methode ist ein Wort wie GET oder POST.',
   'errors.too_long': 'Das ist zu lang.',
+  'errors.invalid_path_filter': 'Der Pfadfilter darf keine Steuerzeichen enthalten.',
+  'errors.invalid_app_filter': 'Wählen Sie eine App aus der Liste.',
 
   'flash.registered': 'Willkommen, {username}! Ihr Konto ist bereit.',
   'flash.signedOut': 'Sie sind abgemeldet.',

@@ -250,6 +250,8 @@ export const en = {
   'errors.required': 'This field is required.',
   'errors.invalid_method': 'A method is a word such as GET or POST.',
   'errors.too_long': 'This is too long.',
+  'errors.invalid_path_filter': 'The path filter cannot hold control characters.',
+  'errors.invalid_app_filter': 'Choose an app from the list.',
 
   'flash.registered': 'Welcome, {username}! Your account is ready.',
   'flash.signedOut': 'You are signed out.',

@@ -249,6 +249,8 @@ export const es = {
   'errors.required': 'Este campo es obligatorio.',
   'errors.invalid_method': 'Un método es una palabra como GET o POST.',
   'errors.too_long': 'Es demasiado largo.',
+  'errors.invalid_path_filter': 'El filtro de ruta no puede contener caracteres de control.',
+  'errors.invalid_app_filter': 'Elige una app de la lista.',
 
   'flash.registered': '¡Bienvenido, {username}! Tu cuenta está lista.',
   'flash.signedOut': 'Has cerrado la sesión.',

@@ -251,6 +251,8 @@ export const fr = {
   'errors.required': 'Ce champ est obligatoire.',
   'errors.invalid_method': 'Une méthode est un mot comme GET ou POST.',
   'errors.too_long': 'C’est trop long.',
+  'errors.invalid_path_filter': 'Le filtre de chemin ne peut pas contenir de caractères de contrôle.',
+  'errors.invalid_app_filter': 'Choisissez une app dans la liste.',
 
   'flash.registered': 'Bienvenue, {username} ! Votre compte est prêt.',
   'flash.signedOut': 'Vous êtes déconnecté.',

@@ -253,6 +253,8 @@ export const it = {
   'errors.required': 'Questo campo è obbligatorio.',
   'errors.invalid_method': 'Un metodo è una parola come GET o POST.',
   'errors.too_long': 'È troppo lungo.',
+  'errors.invalid_path_filter': 'Il filtro del percorso non può contenere caratteri di controllo.',
+  'errors.invalid_app_filter': 'Scegli un’app dall’elenco.',
 
   'flash.registered': 'Benvenuto, {username}! Il tuo account è pronto.',
   'flash.signedOut': 'Sei uscito.',
