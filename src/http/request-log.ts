@@ -89,7 +89,7 @@ function record(
  */
 function head(bytes: Buffer): string {
   const text = bytes.subarray(0, BODY_HEAD_BYTES).toString('utf8');
-  return text.includes('\u0000') ? text.replace(/\u0000/g, '\uFFFD') : text;
+  return text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
 }
 
 /** The first 4 KB, as text; a request token being exchanged (`POST /access`) is a secret. */
