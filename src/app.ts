@@ -18,6 +18,7 @@ import { faultHook } from './http/faults.js';
 import { rewriteFormatSegment } from './http/format.js';
 import { sendError } from './http/reply.js';
 import { API_PREFIX, type RouteConfig, type Router as ApiRouter, Router } from './http/routing.js';
+import { installRequestLog } from './http/request-log.js';
 import { installVersions } from './http/versions.js';
 import { limitHooks } from './limits/hook.js';
 import { installLimitsOperator } from './limits/operator.js';
@@ -120,6 +121,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   });
 
   installConnectionCap(app, config);
+  installRequestLog(app, services);
   installCors(app);
   installVersions(app, config, services.wallClock);
   app.addHook('onRequest', (request, _reply, done) => {

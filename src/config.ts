@@ -60,6 +60,8 @@ export interface Config {
   mailFrom: string;
   /** Where `cardbazaar snapshot` keeps snapshots; unset: `snapshots/` beside the SQLite file. */
   snapshotDir: string | undefined;
+  /** Rows of the request log kept per user (0: no request log). */
+  requestLogRows: number;
 }
 
 interface Setting<K extends keyof Config> {
@@ -501,6 +503,15 @@ export const SETTINGS = [
       'Where `cardbazaar snapshot save` keeps snapshots (sandbox, SQLite). Unset: a `snapshots` folder beside the database file.',
     default: undefined,
     parse: optional,
+  }),
+  setting({
+    key: 'requestLogRows',
+    env: 'REQUEST_LOG_ROWS',
+    flag: '--request-log-rows',
+    description:
+      "How many of each user's API requests the request log keeps (the newest; older ones are deleted as new ones are written). 0 turns the request log off.",
+    default: '1000',
+    parse: int(0, 1_000_000),
   }),
 ] as const;
 

@@ -9,6 +9,7 @@ import { registerFixtureCommands } from './fixtures.js';
 import { registerLimitsCommands } from './limits.js';
 import { registerOrderCommands } from './orders.js';
 import { registerRequestCommand } from './request.js';
+import { registerRequestLogCommands } from './request-log.js';
 import { registerServeCommands } from './serve.js';
 import { registerSnapshotCommands } from './snapshots.js';
 import { registerUserCommands } from './users.js';
@@ -31,5 +32,6 @@ export function buildCli(): Command {
   registerFaultCommands(program);
   registerSnapshotCommands(program);
   registerFixtureCommands(program);
+  registerRequestLogCommands(program);
   return program;
 }

@@ -13,6 +13,7 @@ import { catalogPages } from './catalog.js';
 import { homePages } from './home.js';
 import { langFromAcceptLanguage, translator } from './i18n/index.js';
 import { profilePages } from './profile.js';
+import { requestPages } from './requests.js';
 import { ASSETS_DIR, render } from './render.js';
 import { cookieOptions, sessionHook, websiteCookieSecret } from './session.js';
 import { pageHeaders } from './headers.js';
@@ -86,6 +87,7 @@ export async function websitePlugin(
     accountPages(pages, services);
     profilePages(pages, services);
     authorizePages(pages, services);
+    requestPages(pages, services);
     // Finding cards, the cart and paying (issue 17, part 1).
     catalogPages(pages, services);
     cartPages(pages, services);
