@@ -111,6 +111,10 @@ function start(
 
 interface LoadResult {
   rps: number;
+  /** Answers received in the round. */
+  requests: number;
+  /** CPU time the server process spent in the round (user + system), in µs per answer. */
+  cpuPerRequest?: number;
   non2xx: number;
   errors: number;
   /** Status → answers (cardbazaar's rounds). */
@@ -192,7 +196,15 @@ async function load(
       const [status, n] = pair.split('=');
       statuses[status!] = Number(n);
     }
-    return { rps, non2xx, errors, statuses, wrapped: Number(sent?.[1] ?? 0) > Number(sent?.[2] ?? 0) };
+    const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+    return {
+      rps,
+      requests,
+      non2xx,
+      errors,
+      statuses,
+      wrapped: Number(sent?.[1] ?? 0) > Number(sent?.[2] ?? 0),
+    };
   }
   const requests = signed.map(({ r, authorization }) => ({
     method: r.method,
@@ -220,6 +232,7 @@ async function load(
   });
   return {
     rps: result.requests.average,
+    requests: result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors,
     statuses,
@@ -246,6 +259,34 @@ function peakRssMb(pid: number | undefined): number | undefined {
 }
 
 let workDir = '';
+
+const TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** CPU time a process has used so far (user + system, Linux), in µs. */
+function cpuMicros(pid: number | undefined): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs a load and adds the server's CPU time per answer: on a machine shared with other work the
+ * requests per second move with whatever else runs, while the CPU each answer costs moves far less,
+ * so bare-CPU / cardbazaar-CPU estimates the ratio an idle core would give.
+ */
+async function withCpu(pid: number | undefined, run: () => Promise<LoadResult>): Promise<LoadResult> {
+  const before = cpuMicros(pid);
+  const result = await run();
+  const after = cpuMicros(pid);
+  if (before !== undefined && after !== undefined && result.requests > 0) {
+    result.cpuPerRequest = (after - before) / result.requests;
+  }
+  return result;
+}
 
 /** A fresh PostgreSQL schema for one scenario, dropped after it. */
 async function postgresSchema(): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -386,13 +427,12 @@ async function runScenario(scenario: Scenario, index: number, capacity: number):
     // Through a file: a large answer (100 stock articles) is more than one argument may hold.
     const bodyFile = join(dir, 'baseline-body.bin');
     writeFileSync(bodyFile, body);
-    children.push(
-      await start(
-        pin(1, [process.execPath, 'bench/baseline.mjs', String(port + 1), contentType, bodyFile]),
-        process.env,
-        () => false,
-      ),
+    const bareServer = await start(
+      pin(1, [process.execPath, 'bench/baseline.mjs', String(port + 1), contentType, bodyFile]),
+      process.env,
+      () => false,
     );
+    children.push(bareServer);
 
     console.log(`\n## ${scenario.name} — ${scenario.description}`);
     if (scenario.sequential) {
@@ -414,7 +454,9 @@ async function runScenario(scenario: Scenario, index: number, capacity: number):
     const loadOurs = async (duration: number): Promise<LoadResult> => {
       // A round that ran out of signed requests sent some nonces twice: run it again with more.
       for (let attempt = 0; ; attempt++) {
-        const result = await load(port, source, duration, wanted(Math.min(oursRps, ceiling), duration), true);
+        const result = await withCpu(ours.pid, () =>
+          load(port, source, duration, wanted(Math.min(oursRps, ceiling), duration), true),
+        );
         if (!result.wrapped || attempt === 2) return result;
         oursRps = Math.max(oursRps * 2, result.rps);
         // The server closes the last round's connections first: the per-address cap (64) counts them.
@@ -424,7 +466,8 @@ async function runScenario(scenario: Scenario, index: number, capacity: number):
         );
       }
     };
-    const loadBare = (duration: number) => load(port + 1, source, duration, 2000, false);
+    const loadBare = (duration: number) =>
+      withCpu(bareServer.pid, () => load(port + 1, source, duration, 2000, false));
 
     // From here on, the best rate seen so far sizes each round (twice that, re-run if it ran out).
     oursRps = (await loadOurs(warmup)).rps;
@@ -438,6 +481,8 @@ async function runScenario(scenario: Scenario, index: number, capacity: number):
 
     const ratios: number[] = [];
     const oursRates: number[] = [];
+    const cpuRatios: number[] = [];
+    const oursCpu: number[] = [];
     for (let r = 1; r <= rounds; r++) {
       const o = await loadOurs(seconds);
       const bare = await loadBare(seconds);
@@ -452,13 +497,24 @@ async function runScenario(scenario: Scenario, index: number, capacity: number):
       const ratio = o.rps / bare.rps;
       ratios.push(ratio);
       oursRates.push(o.rps);
+      const cpuRatio =
+        o.cpuPerRequest && bare.cpuPerRequest ? bare.cpuPerRequest / o.cpuPerRequest : undefined;
+      if (cpuRatio !== undefined) {
+        cpuRatios.push(cpuRatio);
+        oursCpu.push(o.cpuPerRequest!);
+      }
       // The reference: the run's fixed-bytes capacity for small answers, this scenario's best
       // baseline for large ones (their bytes cost the baseline more than a small answer does).
       const reference = body.length <= SMALL_ANSWER ? capacity : bareMax;
       const low = bare.rps < CAPACITY_WARNING * reference;
       if (low) warnings.push(`round ${r}`);
+      // Slow answers on a busy machine: none finished within the round, so it measured nothing.
+      if (o.requests === 0) warnings.push(`round ${r} had no answer (run longer rounds: --seconds)`);
       console.log(
         `   round ${r}: cardbazaar ${thousands(o.rps)} req/s, node:http ${thousands(bare.rps)} req/s, ratio ${ratio.toFixed(3)}` +
+          (cpuRatio !== undefined
+            ? `; CPU ${thousands(o.cpuPerRequest!)} µs/answer (node:http ${thousands(bare.cpuPerRequest!)}), CPU ratio ${cpuRatio.toFixed(3)}`
+            : '') +
           (low
             ? `  ⚠ baseline below ${CAPACITY_WARNING} × ${thousands(reference)} req/s: the core was busy, this ratio flatters`
             : ''),
@@ -469,6 +525,12 @@ async function runScenario(scenario: Scenario, index: number, capacity: number):
         `cardbazaar ${thousands(median(oursRates))} req/s (${thousands(Math.min(...oursRates))}–${thousands(Math.max(...oursRates))}), ` +
         `${generator}, ${dialect}${warnings.length ? `; ⚠ ${warnings.length} flagged: ${warnings.join(', ')}` : ''}`,
     );
+    if (cpuRatios.length > 0) {
+      console.log(
+        `   CPU ${scenario.name}: ${thousands(median(oursCpu))} µs per answer (${range(oursCpu, 0)}), ` +
+          `CPU ratio to node:http ${median(cpuRatios).toFixed(3)} (range ${range(cpuRatios, 3)})`,
+      );
+    }
     reportRss(scenario, ours);
   } finally {
     for (const c of children) c.kill('SIGTERM');
