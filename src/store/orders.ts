@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { type ArticleView, PRODUCT_FACT_COLUMNS, toArticleView } from './articles.js';
+import { type ArticleView, articleViewOf, PRODUCT_FACT_COLUMNS } from './articles.js';
 import type { Executor } from './db.js';
 import { prepared } from './prepared.js';
 import type { NewOrder, Order, OrderArticle, OrderEvaluation, OrderState, OrdersTable } from './schema.js';
@@ -128,10 +128,15 @@ export async function orderLineViews(db: Executor, idOrders: number[]): Promise<
     .orderBy('l.idOrder')
     .orderBy('l.idArticle')
     .execute();
-  return rows.map(({ idOrder, idSeller, dateBought, ...line }) => ({
-    idOrder,
-    view: toArticleView({ ...line, idUser: idSeller, createdAt: dateBought, lastEdited: dateBought }),
-  }));
+  // Shaped field by field (a page of 100 orders shapes every line): the line's columns are the
+  // article's, its seller and purchase time stand for the article's owner and times.
+  return rows.map((r) => {
+    const view = articleViewOf(r as unknown as Parameters<typeof articleViewOf>[0]);
+    view.idUser = r.idSeller;
+    view.createdAt = r.dateBought;
+    view.lastEdited = r.dateBought;
+    return { idOrder: r.idOrder, view };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
