@@ -9,12 +9,14 @@ import { prepared } from './prepared.js';
  * guide's asking prices) starts here, so the rule is written once.
  */
 export function offers(db: Executor) {
-  return db
-    .selectFrom('articles as a')
-    .innerJoin('users as u', 'u.idUser', 'a.idUser')
-    // Literals, not parameters: prepared statements built on this take exactly their own arguments.
-    .where('a.count', '>', sql.lit(0))
-    .where('u.onVacation', '=', sql.lit(0));
+  return (
+    db
+      .selectFrom('articles as a')
+      .innerJoin('users as u', 'u.idUser', 'a.idUser')
+      // Literals, not parameters: prepared statements built on this take exactly their own arguments.
+      .where('a.count', '>', sql.lit(0))
+      .where('u.onVacation', '=', sql.lit(0))
+  );
 }
 
 export interface OfferCounts {
