@@ -109,6 +109,19 @@ function start(
   });
 }
 
+/** Where a request goes and the header that lets it in: an OAuth signature, or a page's cookie. */
+function addressed(port: number, r: BenchRequest): { path: string; url: string; header: [string, string] } {
+  const path = r.page ? r.path : `/ws/v2.0${r.path}`;
+  const url = `http://127.0.0.1:${port}${path}`;
+  return {
+    path,
+    url,
+    header: r.page
+      ? ['cookie', r.page.cookie]
+      : ['authorization', authorizationHeader(r.method, url, r.credentials)],
+  };
+}
+
 interface LoadResult {
   rps: number;
   /** Answers received in the round. */
@@ -125,7 +138,7 @@ interface LoadResult {
 
 /** Where requests come from: request `i` of the scenario, signed for `port`. */
 interface Source {
-  next(port: number): { r: BenchRequest; authorization: string };
+  next(port: number): { r: BenchRequest; path: string; header: [string, string] };
 }
 
 /**
@@ -137,8 +150,7 @@ function sourceOf(scenario: Scenario, state: unknown): Source {
   return {
     next(port) {
       const r = scenario.request(state, i++);
-      const url = `http://127.0.0.1:${port}/ws/v2.0${r.path}`;
-      return { r, authorization: authorizationHeader(r.method, url, r.credentials) };
+      return { r, ...addressed(port, r) };
     },
   };
 }
@@ -161,7 +173,8 @@ async function load(
     const file = join(workDir, `requests-${port}.txt`);
     writeFileSync(
       file,
-      `${signed.map(({ r, authorization }) => `${r.method}\t/ws/v2.0${r.path}\t${authorization}\t${r.body ?? ''}`).join('\n')}\n`,
+      // wrk.lua sends the third column as Authorization, or as Cookie when it starts with "Cookie: ".
+      `${signed.map(({ r, path, header }) => `${r.method}\t${path}\t${header[0] === 'cookie' ? `Cookie: ${header[1]}` : header[1]}\t${r.body ?? ''}`).join('\n')}\n`,
     );
     signed.length = 0;
     const out = spawnSync(
@@ -206,10 +219,10 @@ async function load(
       wrapped: Number(sent?.[1] ?? 0) > Number(sent?.[2] ?? 0),
     };
   }
-  const requests = signed.map(({ r, authorization }) => ({
+  const requests = signed.map(({ r, path, header }) => ({
     method: r.method,
-    path: `/ws/v2.0${r.path}`,
-    headers: { authorization, ...(r.body ? { 'content-type': 'application/xml' } : {}) },
+    path,
+    headers: { [header[0]]: header[1], ...(r.body ? { 'content-type': 'application/xml' } : {}) },
     body: r.body,
   }));
   let k = 0;
@@ -332,11 +345,8 @@ async function measureCapacity(): Promise<number> {
     };
     const source: Source = {
       next: (p) => {
-        const url = `http://127.0.0.1:${p}/ws/v2.0/account`;
-        return {
-          r: { method: 'GET', path: '/account', credentials },
-          authorization: authorizationHeader('GET', url, credentials),
-        };
+        const r: BenchRequest = { method: 'GET', path: '/account', credentials };
+        return { r, ...addressed(p, r) };
       },
     };
     await load(port, source, warmup, 2000, false);
@@ -407,11 +417,11 @@ async function runScenario(scenario: Scenario, index: number, capacity: number):
 
     // One real request: it must be the expected answer, and its bytes are what the baseline sends.
     const sample = scenario.request(state, -1);
-    const url = `http://127.0.0.1:${port}/ws/v2.0${sample.path}`;
+    const { url, header } = addressed(port, sample);
     const res = await fetch(url, {
       method: sample.method,
       headers: {
-        authorization: authorizationHeader(sample.method, url, sample.credentials),
+        [header[0]]: header[1],
         ...(sample.body ? { 'content-type': 'application/xml' } : {}),
       },
       body: sample.body,
@@ -558,11 +568,11 @@ async function runSequential(scenario: Scenario, state: unknown, port: number, b
     const started = performance.now();
     for (let k = 0; k < count; k++) {
       const r = scenario.request(state, index());
-      const url = `http://127.0.0.1:${target}/ws/v2.0${r.path}`;
+      const { url, header } = addressed(target, r);
       const res = await fetch(url, {
         method: r.method,
         headers: {
-          authorization: authorizationHeader(r.method, url, r.credentials),
+          [header[0]]: header[1],
           ...(r.body ? { 'content-type': 'application/xml' } : {}),
         },
         body: r.body,

@@ -19,13 +19,13 @@ import type { Scenario } from '../scenario.js';
  * the generator version and the migrations, and copied for every run.
  */
 const GENERATOR_VERSION = 'catalog-v3';
-const HOT_PRODUCT = 999_001;
+export const HOT_PRODUCT = 999_001;
 const HOT_OFFERS = 1_500;
 const SMALL_SCALE = sizeFromEnv('BENCH_CATALOG_SMALL_SCALE', 0.2);
 const LARGE_SCALE = sizeFromEnv('BENCH_CATALOG_LARGE_SCALE', 20);
 
 /** The prepared demo marketplace for `scale`, built once (seedDemo writes with multi-row inserts). */
-function preparedCatalog(scale: number): Promise<string> {
+export function preparedCatalog(scale: number): Promise<string> {
   return cachedDatabase(`${GENERATOR_VERSION}-scale${scale}`, async (services) => {
     await seedDemo(services, { scale, progress: progressBar(process.stdout) });
     await addHotProduct(services);
@@ -67,12 +67,12 @@ async function addHotProduct(services: Services): Promise<void> {
   });
 }
 
-interface CatalogState {
+export interface CatalogState {
   credentials: ClientCredentials;
   searches: string[];
 }
 
-async function catalogState(services: Services): Promise<CatalogState> {
+export async function catalogState(services: Services): Promise<CatalogState> {
   // The scheduled price guide refresh must not run in the middle of a measurement.
   await putSetting(services.database.db, PRICE_GUIDE_REFRESHED_SETTING, String(services.clock.now()));
   // Searches as people type them: the first two words of product names, spread over the catalog.

@@ -1,6 +1,9 @@
+import { shopDe } from './shop/de.js';
 import type { Dictionary } from './index.js';
 
 export const de = {
+  // The shop pages' texts (issue 17, part 1), one spread per dictionary.
+  ...shopDe,
   'nav.profile': 'Profil',
   'nav.signIn': 'Anmelden',
   'nav.signOut': 'Abmelden',

@@ -1,6 +1,9 @@
+import { shopEs } from './shop/es.js';
 import type { Dictionary } from './index.js';
 
 export const es = {
+  // The shop pages' texts (issue 17, part 1), one spread per dictionary.
+  ...shopEs,
   'nav.profile': 'Perfil',
   'nav.signIn': 'Iniciar sesión',
   'nav.signOut': 'Cerrar sesión',

@@ -1,6 +1,9 @@
+import { shopIt } from './shop/it.js';
 import type { Dictionary } from './index.js';
 
 export const it = {
+  // The shop pages' texts (issue 17, part 1), one spread per dictionary.
+  ...shopIt,
   'nav.profile': 'Profilo',
   'nav.signIn': 'Accedi',
   'nav.signOut': 'Esci',
