@@ -1,23 +1,36 @@
 /**
  * `npm run bench`: each scenario loads cardbazaar and, in the same run, a bare node:http server
  * answering the same bytes, in alternating rounds; it prints requests per second and the ratio per
- * round, then the median ratio with its range. Both servers are pinned to core 1 and this load
- * generator to core 0 (two-core machines drift by up to 25% between sequential runs, so only
- * same-run, interleaved ratios mean anything).
+ * round, then the median ratio with its range, and the server's peak RSS. Both servers are pinned
+ * to core 1 and this load generator to core 0 (two-core machines drift by up to 25% between
+ * sequential runs, so only same-run, interleaved ratios mean anything).
+ *
+ * The bench must not flatter: every request is signed before its round (wrk replays a file,
+ * autocannon an array), so the generator spends nothing on OAuth while measuring; and the run starts
+ * by measuring what the generator and a bare server reach on fixed bytes, and warns on every round
+ * whose baseline stayed well below that capacity (another process took the core, or the generator
+ * limited the baseline: either way that round's ratio is flattering).
  *
  * Options: --only <substring> (scenarios whose name contains it), --rounds N (5), --seconds S (4),
- * --connections C (50), --warmup S (2). BENCH_PORT_BASE moves the ports (default 18080 and up);
- * BENCH_SERVER_NODE_ARGS adds node flags to cardbazaar's process only (`--cpu-prof` to profile it).
+ * --connections C (50), --warmup S (2), --dialect sqlite|postgres (sqlite; postgres runs on a fresh
+ * schema of TEST_POSTGRES_URL), --generator wrk|autocannon (wrk where installed). BENCH_PORT_BASE
+ * moves the ports (default 18080 and up); BENCH_SERVER_NODE_ARGS adds node flags to cardbazaar's
+ * process only (`--cpu-prof` to profile it). Sizes: BENCH_ORDERS_SMALL, BENCH_ORDERS_LARGE,
+ * BENCH_CATALOG_SMALL_SCALE, BENCH_CATALOG_LARGE_SCALE, BENCH_STOCK_ARTICLES.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { authorizationHeader } from '../src/auth/client.js';
 import { testConfig } from '../src/config.js';
 import { createServices } from '../src/services.js';
+import { copySqliteIntoPostgres } from './copy.js';
+import { BENCH_SECRET_KEY } from './prepare.js';
 import type { BenchRequest, Scenario } from './scenario.js';
 import { scenarios } from './scenarios/index.js';
 
@@ -28,6 +41,8 @@ const { values: opts } = parseArgs({
     seconds: { type: 'string', default: '4' },
     connections: { type: 'string', default: '50' },
     warmup: { type: 'string', default: '2' },
+    dialect: { type: 'string', default: 'sqlite' },
+    generator: { type: 'string' },
   },
 });
 
@@ -47,12 +62,29 @@ if (hasTaskset && !process.env.BENCH_PINNED) {
   process.exit(child.status ?? 1);
 }
 
-const SECRET_KEY = 'bench-secret-key-bench-secret-key-0123456789';
 const serverNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const rounds = Number(opts.rounds);
 const seconds = Number(opts.seconds);
 const connections = Number(opts.connections);
 const warmup = Number(opts.warmup);
+const dialect = opts.dialect;
+if (dialect !== 'sqlite' && dialect !== 'postgres') throw new Error('--dialect is sqlite or postgres');
+const postgresUrl = process.env.TEST_POSTGRES_URL;
+if (dialect === 'postgres' && !postgresUrl) {
+  throw new Error(
+    '--dialect postgres needs TEST_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/test)',
+  );
+}
+const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
+const generator = opts.generator ?? (hasWrk ? 'wrk' : 'autocannon');
+if (generator !== 'wrk' && generator !== 'autocannon') throw new Error('--generator is wrk or autocannon');
+if (generator === 'wrk' && !hasWrk)
+  throw new Error('--generator wrk: wrk is not installed (apt-get install wrk)');
+
+/** A round whose baseline reached less than this share of the capacity measured is flagged. */
+const CAPACITY_WARNING = 0.75;
+/** Above this answer size the baseline's own cost grows with the bytes, so the run-wide capacity (small answer) does not apply. */
+const SMALL_ANSWER = 16 * 1024;
 
 function start(
   cmd: string[],
@@ -92,65 +124,77 @@ function addressed(port: number, r: BenchRequest): { path: string; url: string; 
 
 interface LoadResult {
   rps: number;
+  /** Answers received in the round. */
+  requests: number;
+  /** CPU time the server process spent in the round (user + system), in µs per answer. */
+  cpuPerRequest?: number;
   non2xx: number;
   errors: number;
+  /** Status → answers (cardbazaar's rounds). */
+  statuses: Record<string, number>;
+  /** More requests were sent than were signed: some nonces went twice, the round is void. */
+  wrapped: boolean;
 }
 
-const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
+/** Where requests come from: request `i` of the scenario, signed for `port`. */
+interface Source {
+  next(port: number): { r: BenchRequest; path: string; header: [string, string] };
+}
 
 /**
- * Loads one server for `duration` seconds. With wrk (Debian's `wrk`) the requests are signed
- * beforehand, one fresh nonce each, and replayed by wrk, which costs the load core little; without
- * it autocannon signs per request, which is slower and may cap the baseline (the output says so).
+ * The scenario's requests in one sequence over the whole run (a write scenario's later rounds send
+ * new bodies, not the first round's again), each signed with a fresh nonce.
+ */
+function sourceOf(scenario: Scenario, state: unknown): Source {
+  let i = 0;
+  return {
+    next(port) {
+      const r = scenario.request(state, i++);
+      return { r, ...addressed(port, r) };
+    },
+  };
+}
+
+/**
+ * Loads one server for `duration` seconds with `count` requests signed beforehand. cardbazaar
+ * refuses a replayed nonce, so it needs a request for each one sent (the result says when the
+ * generator ran out and wrapped around); the bare baseline does not check, and cycles through a
+ * short list.
  */
 async function load(
   port: number,
-  scenario: Scenario,
-  state: unknown,
+  source: Source,
   duration: number,
-  expectedRps: number,
-  baseline = false,
+  count: number,
+  tallyStatuses: boolean,
 ): Promise<LoadResult> {
-  let i = 0;
-  const next = () => {
-    const r = scenario.request(state, i++);
-    return { r, ...addressed(port, r) };
-  };
-  if (hasWrk) {
-    // cardbazaar refuses a replayed nonce, so it needs a fresh request for each one sent; the bare
-    // baseline does not check, and wrk cycles through a short file for it.
-    const floor = Math.min(5000, scenario.expectedRps ?? 5000);
-    const wanted = Math.ceil(Math.max(expectedRps, floor) * duration * 1.6);
-    const count = baseline ? Math.min(wanted, 2000) : wanted;
+  const signed = Array.from({ length: count }, () => source.next(port));
+  if (generator === 'wrk') {
     const file = join(workDir, `requests-${port}.txt`);
-    const lines: string[] = [];
-    for (let k = 0; k < count; k++) {
-      const { r, path, header } = next();
+    writeFileSync(
+      file,
       // wrk.lua sends the third column as Authorization, or as Cookie when it starts with "Cookie: ".
-      const credential = header[0] === 'cookie' ? `Cookie: ${header[1]}` : header[1];
-      lines.push(`${r.method}\t${path}\t${credential}\t${r.body ?? ''}`);
-    }
-    writeFileSync(file, `${lines.join('\n')}\n`);
+      `${signed.map(({ r, path, header }) => `${r.method}\t${path}\t${header[0] === 'cookie' ? `Cookie: ${header[1]}` : header[1]}\t${r.body ?? ''}`).join('\n')}\n`,
+    );
+    signed.length = 0;
     const out = spawnSync(
       'wrk',
       [
         '-t1',
         `-c${connections}`,
-        // Writes of 100 articles queue behind each other; wrk's 2 s default would count a slow
-        // answer on a busy machine as a socket error.
+        // wrk's default of 2 s would count a slow scenario's queued requests (writes of 100
+        // articles queue behind each other on a busy machine) as socket errors.
         '--timeout',
         '10s',
         `-d${duration}s`,
-        // wrk's default of 2 s would count a slow scenario's queued requests as socket errors.
-        '--timeout',
-        '10s',
         '-s',
         'bench/wrk.lua',
         `http://127.0.0.1:${port}`,
         '--',
         file,
+        ...(tallyStatuses ? ['statuses'] : []),
       ],
-      { encoding: 'utf8' },
+      { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
     ).stdout;
     const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
     const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
@@ -159,57 +203,195 @@ async function load(
         .exec(out)
         ?.slice(1)
         .reduce((a, b) => a + Number(b), 0) ?? 0;
-    return { rps, non2xx, errors };
+    const sent = /bench: sent (\d+) of (\d+) statuses (\S*)/.exec(out);
+    const statuses: Record<string, number> = {};
+    for (const pair of (sent?.[3] ?? '').split(',').filter(Boolean)) {
+      const [status, n] = pair.split('=');
+      statuses[status!] = Number(n);
+    }
+    const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+    return {
+      rps,
+      requests,
+      non2xx,
+      errors,
+      statuses,
+      wrapped: Number(sent?.[1] ?? 0) > Number(sent?.[2] ?? 0),
+    };
   }
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}`,
-    connections,
-    duration,
-    requests: [
+  const requests = signed.map(({ r, path, header }) => ({
+    method: r.method,
+    path,
+    headers: { [header[0]]: header[1], ...(r.body ? { 'content-type': 'application/xml' } : {}) },
+    body: r.body,
+  }));
+  let k = 0;
+  const statuses: Record<string, number> = {};
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
       {
-        setupRequest: (req) => {
-          const { r, path, header } = next();
-          req.method = r.method;
-          req.path = path;
-          req.headers = {
-            ...req.headers,
-            [header[0]]: header[1],
-            ...(r.body ? { 'content-type': 'application/xml' } : {}),
-          };
-          req.body = r.body;
-          return req;
-        },
+        url: `http://127.0.0.1:${port}`,
+        connections,
+        duration,
+        requests: [{ setupRequest: () => requests[k++ % requests.length]! }],
       },
-    ],
+      (err, res) => (err ? reject(err) : resolve(res)),
+    );
+    if (tallyStatuses) {
+      instance.on('response', (_client, statusCode) => {
+        statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+      });
+    }
   });
-  return { rps: result.requests.average, non2xx: result.non2xx, errors: result.errors };
+  return {
+    rps: result.requests.average,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    statuses,
+    wrapped: k > requests.length,
+  };
 }
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
+const range = (xs: number[], digits: number) =>
+  `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
+const thousands = (n: number) => Math.round(n).toLocaleString('en');
+
+/** The peak resident memory of a process so far (Linux), in MB. */
+function peakRssMb(pid: number | undefined): number | undefined {
+  try {
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? undefined : Number(kb) / 1024;
+  } catch {
+    return undefined;
+  }
+}
 
 let workDir = '';
 
-async function runScenario(scenario: Scenario, index: number): Promise<void> {
+const TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** CPU time a process has used so far (user + system, Linux), in µs. */
+function cpuMicros(pid: number | undefined): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs a load and adds the server's CPU time per answer: on a machine shared with other work the
+ * requests per second move with whatever else runs, while the CPU each answer costs moves far less,
+ * so bare-CPU / cardbazaar-CPU estimates the ratio an idle core would give.
+ */
+async function withCpu(pid: number | undefined, run: () => Promise<LoadResult>): Promise<LoadResult> {
+  const before = cpuMicros(pid);
+  const result = await run();
+  const after = cpuMicros(pid);
+  if (before !== undefined && after !== undefined && result.requests > 0) {
+    result.cpuPerRequest = (after - before) / result.requests;
+  }
+  return result;
+}
+
+/** A fresh PostgreSQL schema for one scenario, dropped after it. */
+async function postgresSchema(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const schema = `bench_${randomBytes(5).toString('hex')}`;
+  const run = async (text: string) => {
+    const c = new pg.Client({ connectionString: postgresUrl });
+    await c.connect();
+    try {
+      await c.query(text);
+    } finally {
+      await c.end();
+    }
+  };
+  await run(`create schema "${schema}"`);
+  const url = `${postgresUrl}${postgresUrl!.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  return { url, drop: () => run(`drop schema "${schema}" cascade`) };
+}
+
+/**
+ * What the generator and a bare node:http server reach on a small fixed answer, measured once at
+ * the start: the ceiling of any baseline in this run. Rounds whose baseline stays well below it
+ * were slowed by something else, and their ratios flatter cardbazaar.
+ */
+async function measureCapacity(): Promise<number> {
+  workDir = mkdtempSync(join(tmpdir(), 'cardbazaar-bench-'));
+  const port = Number(process.env.BENCH_PORT_BASE ?? 18080) - 1;
+  const bodyFile = join(workDir, 'capacity-body.xml');
+  writeFileSync(
+    bodyFile,
+    `<?xml version="1.0" encoding="UTF-8"?>\n<response>${'<a>x</a>'.repeat(100)}</response>`,
+  );
+  const child = await start(
+    pin(1, [process.execPath, 'bench/baseline.mjs', String(port), 'application/xml', bodyFile]),
+    process.env,
+    () => false,
+  );
+  try {
+    const credentials = {
+      appToken: 'a'.repeat(16),
+      appSecret: 'b'.repeat(32),
+      accessToken: 'c'.repeat(32),
+      accessTokenSecret: 'd'.repeat(32),
+    };
+    const source: Source = {
+      next: (p) => {
+        const r: BenchRequest = { method: 'GET', path: '/account', credentials };
+        return { r, ...addressed(p, r) };
+      },
+    };
+    await load(port, source, warmup, 2000, false);
+    const measured: number[] = [];
+    for (let k = 0; k < 2; k++) measured.push((await load(port, source, seconds, 2000, false)).rps);
+    return Math.max(...measured);
+  } finally {
+    child.kill('SIGTERM');
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+async function runScenario(scenario: Scenario, index: number, capacity: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'cardbazaar-bench-'));
   workDir = dir;
-  const databaseUrl = join(dir, 'bench.sqlite');
+  let databaseUrl = join(dir, 'bench.sqlite');
+  let drop: (() => Promise<void>) | undefined;
   const children: ChildProcess[] = [];
   try {
-    if (scenario.database) copyFileSync(await scenario.database(), databaseUrl);
+    const prepareStarted = performance.now();
+    const prepared = scenario.database ? await scenario.database() : undefined;
+    if (dialect === 'postgres') {
+      const schema = await postgresSchema();
+      databaseUrl = schema.url;
+      drop = schema.drop;
+    } else if (prepared) {
+      copyFileSync(prepared, databaseUrl);
+    }
     const services = await createServices(
-      testConfig({ databaseUrl, secretKey: SECRET_KEY, logLevel: 'warn' }),
+      testConfig({ databaseUrl, secretKey: BENCH_SECRET_KEY, logLevel: 'warn' }),
     );
-    const state = await scenario.prepare(services);
-    await services.close();
+    let state: unknown;
+    try {
+      if (dialect === 'postgres' && prepared) await copySqliteIntoPostgres(prepared, databaseUrl);
+      state = await scenario.prepare(services);
+    } finally {
+      await services.close();
+    }
+    const prepareSeconds = (performance.now() - prepareStarted) / 1000;
 
     const port = Number(process.env.BENCH_PORT_BASE ?? 18080) + index * 2;
     const env = {
       ...process.env,
       DATABASE_URL: databaseUrl,
-      SECRET_KEY,
+      SECRET_KEY: BENCH_SECRET_KEY,
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
@@ -226,11 +408,12 @@ async function runScenario(scenario: Scenario, index: number): Promise<void> {
       LIMITS_CONCURRENT_GROUPS: '',
       ...scenario.env,
     };
-    children.push(
-      await start(pin(1, [process.execPath, ...serverNodeArgs, 'bin/cardbazaar.js', 'serve']), env, (l) =>
-        l.includes('listening on'),
-      ),
+    const ours = await start(
+      pin(1, [process.execPath, ...serverNodeArgs, 'bin/cardbazaar.js', 'serve']),
+      env,
+      (l) => l.includes('listening on'),
     );
+    children.push(ours);
 
     // One real request: it must be the expected answer, and its bytes are what the baseline sends.
     const sample = scenario.request(state, -1);
@@ -254,51 +437,122 @@ async function runScenario(scenario: Scenario, index: number): Promise<void> {
     // Through a file: a large answer (100 stock articles) is more than one argument may hold.
     const bodyFile = join(dir, 'baseline-body.bin');
     writeFileSync(bodyFile, body);
-    children.push(
-      await start(
-        pin(1, [process.execPath, 'bench/baseline.mjs', String(port + 1), contentType, bodyFile]),
-        process.env,
-        () => false,
-      ),
+    const bareServer = await start(
+      pin(1, [process.execPath, 'bench/baseline.mjs', String(port + 1), contentType, bodyFile]),
+      process.env,
+      () => false,
     );
+    children.push(bareServer);
 
+    console.log(`\n## ${scenario.name} — ${scenario.description}`);
     if (scenario.sequential) {
+      console.log(`   prepared in ${prepareSeconds.toFixed(1)} s`);
       await runSequential(scenario, state, port, body.length);
+      reportRss(scenario, ours);
       return;
     }
-
-    let oursRps = (await load(port, scenario, state, warmup, scenario.expectedRps ?? 20_000)).rps;
-    let bareRps = (await load(port + 1, scenario, state, warmup, 40_000, true)).rps;
-
-    const ratios: number[] = [];
-    console.log(`\n## ${scenario.name} — ${scenario.description}`);
     console.log(
-      `   ${rounds} rounds × ${seconds} s, ${connections} connections, response ${body.length} bytes`,
+      `   ${rounds} rounds × ${seconds} s, ${connections} connections, response ${body.length} bytes, prepared in ${prepareSeconds.toFixed(1)} s`,
     );
-    for (let r = 1; r <= rounds; r++) {
-      const ours = await load(port, scenario, state, seconds, oursRps);
-      const bare = await load(port + 1, scenario, state, seconds, bareRps, true);
-      oursRps = Math.max(oursRps, ours.rps);
-      bareRps = Math.max(bareRps, bare.rps);
-      if (ours.non2xx > 0 || ours.errors > 0) {
-        throw new Error(
-          `${scenario.name}: ${ours.non2xx} non-2xx answers and ${ours.errors} errors under load`,
+
+    const source = sourceOf(scenario, state);
+    // Requests to sign for a round: enough for what cardbazaar could possibly reach (never more
+    // than the bare server's capacity, often bounded lower by the scenario), with room to spare.
+    const ceiling = Math.min(capacity, scenario.expectedRps ?? capacity);
+    const wanted = (rps: number, duration: number) => Math.ceil(Math.max(rps * 2, 200) * duration);
+    let oursRps = ceiling / 2;
+    const loadOurs = async (duration: number): Promise<LoadResult> => {
+      // A round that ran out of signed requests sent some nonces twice: run it again with more.
+      for (let attempt = 0; ; attempt++) {
+        const result = await withCpu(ours.pid, () =>
+          load(port, source, duration, wanted(Math.min(oursRps, ceiling), duration), true),
+        );
+        if (!result.wrapped || attempt === 2) return result;
+        oursRps = Math.max(oursRps * 2, result.rps);
+        // The server closes the last round's connections first: the per-address cap (64) counts them.
+        await new Promise((r) => setTimeout(r, 1000));
+        console.log(
+          `   (ran out of signed requests at ${thousands(result.rps)} req/s, statuses ${JSON.stringify(result.statuses)}; again with more)`,
         );
       }
-      const ratio = ours.rps / bare.rps;
+    };
+    const loadBare = (duration: number) =>
+      withCpu(bareServer.pid, () => load(port + 1, source, duration, 2000, false));
+
+    // From here on, the best rate seen so far sizes each round (twice that, re-run if it ran out).
+    oursRps = (await loadOurs(warmup)).rps;
+    let bareMax = (await loadBare(warmup)).rps;
+    const warnings: string[] = [];
+    if (body.length <= SMALL_ANSWER && bareMax < CAPACITY_WARNING * capacity) {
+      warnings.push(
+        `warm-up baseline ${thousands(bareMax)} req/s < ${CAPACITY_WARNING} × the run's capacity ${thousands(capacity)}`,
+      );
+    }
+
+    const ratios: number[] = [];
+    const oursRates: number[] = [];
+    const cpuRatios: number[] = [];
+    const oursCpu: number[] = [];
+    for (let r = 1; r <= rounds; r++) {
+      const o = await loadOurs(seconds);
+      const bare = await loadBare(seconds);
+      oursRps = Math.max(oursRps, o.rps);
+      bareMax = Math.max(bareMax, bare.rps);
+      if (o.non2xx > 0 || o.errors > 0 || o.wrapped) {
+        throw new Error(
+          `${scenario.name}: ${o.non2xx} non-2xx answers and ${o.errors} socket errors under load` +
+            ` (statuses ${JSON.stringify(o.statuses)}${o.wrapped ? ', nonces replayed: the signed requests ran out' : ''})`,
+        );
+      }
+      const ratio = o.rps / bare.rps;
       ratios.push(ratio);
+      oursRates.push(o.rps);
+      const cpuRatio =
+        o.cpuPerRequest && bare.cpuPerRequest ? bare.cpuPerRequest / o.cpuPerRequest : undefined;
+      if (cpuRatio !== undefined) {
+        cpuRatios.push(cpuRatio);
+        oursCpu.push(o.cpuPerRequest!);
+      }
+      // The reference: the run's fixed-bytes capacity for small answers, this scenario's best
+      // baseline for large ones (their bytes cost the baseline more than a small answer does).
+      const reference = body.length <= SMALL_ANSWER ? capacity : bareMax;
+      const low = bare.rps < CAPACITY_WARNING * reference;
+      if (low) warnings.push(`round ${r}`);
+      // Slow answers on a busy machine: none finished within the round, so it measured nothing.
+      if (o.requests === 0) warnings.push(`round ${r} had no answer (run longer rounds: --seconds)`);
       console.log(
-        `   round ${r}: cardbazaar ${ours.rps.toFixed(0)} req/s, node:http ${bare.rps.toFixed(0)} req/s, ratio ${ratio.toFixed(3)}`,
+        `   round ${r}: cardbazaar ${thousands(o.rps)} req/s, node:http ${thousands(bare.rps)} req/s, ratio ${ratio.toFixed(3)}` +
+          (cpuRatio !== undefined
+            ? `; CPU ${thousands(o.cpuPerRequest!)} µs/answer (node:http ${thousands(bare.cpuPerRequest!)}), CPU ratio ${cpuRatio.toFixed(3)}`
+            : '') +
+          (low
+            ? `  ⚠ baseline below ${CAPACITY_WARNING} × ${thousands(reference)} req/s: the core was busy, this ratio flatters`
+            : ''),
       );
     }
     console.log(
-      `   RESULT ${scenario.name}: median ratio ${median(ratios).toFixed(3)} (range ${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)})`,
+      `   RESULT ${scenario.name}: median ratio ${median(ratios).toFixed(3)} (range ${range(ratios, 3)}), ` +
+        `cardbazaar ${thousands(median(oursRates))} req/s (${thousands(Math.min(...oursRates))}–${thousands(Math.max(...oursRates))}), ` +
+        `${generator}, ${dialect}${warnings.length ? `; ⚠ ${warnings.length} flagged: ${warnings.join(', ')}` : ''}`,
     );
+    if (cpuRatios.length > 0) {
+      console.log(
+        `   CPU ${scenario.name}: ${thousands(median(oursCpu))} µs per answer (${range(oursCpu, 0)}), ` +
+          `CPU ratio to node:http ${median(cpuRatios).toFixed(3)} (range ${range(cpuRatios, 3)})`,
+      );
+    }
+    reportRss(scenario, ours);
   } finally {
     for (const c of children) c.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));
+    await drop?.().catch(() => {});
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+function reportRss(scenario: Scenario, ours: ChildProcess): void {
+  const rss = peakRssMb(ours.pid);
+  if (rss !== undefined) console.log(`   PEAK RSS ${scenario.name}: ${rss.toFixed(0)} MB (cardbazaar)`);
 }
 
 /**
@@ -338,7 +592,7 @@ async function runSequential(scenario: Scenario, state: unknown, port: number, b
   await round(port, Math.min(perRound, 3), fresh);
   await round(port + 1, perRound, sample);
   const ratios: number[] = [];
-  console.log(`\n## ${scenario.name} — ${scenario.description}`);
+  const times: number[] = [];
   console.log(
     `   ${rounds} rounds × ${perRound} sequential requests, one connection, response ${bytes} bytes`,
   );
@@ -347,17 +601,28 @@ async function runSequential(scenario: Scenario, state: unknown, port: number, b
     const bare = await round(port + 1, perRound, sample);
     const ratio = ours / bare;
     ratios.push(ratio);
+    times.push(1000 / ours);
     console.log(
       `   round ${r}: cardbazaar ${ours.toFixed(1)} req/s (${(1000 / ours).toFixed(2)} ms each), node:http ${bare.toFixed(0)} req/s, ratio ${ratio.toFixed(4)}`,
     );
   }
   console.log(
-    `   RESULT ${scenario.name}: median ratio ${median(ratios).toFixed(4)} (range ${Math.min(...ratios).toFixed(4)}–${Math.max(...ratios).toFixed(4)})`,
+    `   RESULT ${scenario.name}: median ratio ${median(ratios).toFixed(4)} (range ${range(ratios, 4)}), ` +
+      `${median(times).toFixed(2)} ms each (${range(times, 2)}), sequential, ${dialect}`,
   );
 }
 
 const selected = scenarios.filter((s) => !opts.only || s.name.includes(opts.only));
 console.log(
-  `cardbazaar benchmarks: ${selected.length} scenario(s)${hasTaskset ? ', servers on core 1, load on core 0' : ''}, load by ${hasWrk ? 'wrk (pre-signed requests)' : 'autocannon (install wrk for a load generator that cannot cap the baseline)'}`,
+  `cardbazaar benchmarks: ${selected.length} scenario(s) on ${dialect}${hasTaskset ? ', servers on core 1, load on core 0' : ''}, ` +
+    `load by ${generator === 'wrk' ? 'wrk' : 'autocannon'} (requests signed before each round)` +
+    (generator === 'autocannon' && !hasWrk
+      ? '; install wrk (apt-get install wrk) for a lighter generator'
+      : ''),
 );
-for (const [i, s] of selected.entries()) await runScenario(s as Scenario, i);
+const capacity = await measureCapacity();
+console.log(
+  `capacity: ${generator} against bare node:http on a small fixed answer reaches ${thousands(capacity)} req/s; ` +
+    `rounds whose baseline stays below ${CAPACITY_WARNING} of it (small answers) are flagged ⚠`,
+);
+for (const [i, s] of selected.entries()) await runScenario(s as Scenario, i, capacity);

@@ -1,19 +1,14 @@
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ClientCredentials } from '../../src/auth/client.js';
 import { progressBar } from '../../src/cli/progress.js';
-import { testConfig } from '../../src/config.js';
 import { PRICE_GUIDE_REFRESHED_SETTING } from '../../src/domain/priceguide.js';
 import { seedDemo } from '../../src/seed/index.js';
 import { Rng } from '../../src/seed/prng.js';
 import { ARTICLE_COLUMNS, articleRow } from '../../src/seed/stock.js';
-import { createServices, type Services } from '../../src/services.js';
+import type { Services } from '../../src/services.js';
 import { insertMany } from '../../src/store/bulk.js';
 import { insertProduct } from '../../src/store/catalog.js';
-import { migrations } from '../../src/store/migrations/index.js';
 import { putSetting } from '../../src/store/settings.js';
-import { dedicatedCredentials } from '../prepare.js';
+import { cachedDatabase, dedicatedCredentials, shortCount, sizeFromEnv } from '../prepare.js';
 import type { Scenario } from '../scenario.js';
 
 /**
@@ -26,41 +21,15 @@ import type { Scenario } from '../scenario.js';
 const GENERATOR_VERSION = 'catalog-v3';
 export const HOT_PRODUCT = 999_001;
 const HOT_OFFERS = 1_500;
-const CACHE_DIR = join(import.meta.dirname, '..', '.cache');
-/**
- * The harness's server key (bench/run.ts): stored credentials are hashes of tokens derived from
- * it, so the cached database must be built with the key the benchmarked server runs with.
- */
-const BENCH_SECRET_KEY = 'bench-secret-key-bench-secret-key-0123456789';
+const SMALL_SCALE = sizeFromEnv('BENCH_CATALOG_SMALL_SCALE', 0.2);
+const LARGE_SCALE = sizeFromEnv('BENCH_CATALOG_LARGE_SCALE', 20);
 
-function cacheKey(scale: number): string {
-  const schema = createHash('sha256').update(Object.keys(migrations).join('+')).digest('hex').slice(0, 10);
-  return `${GENERATOR_VERSION}-scale${scale}-${schema}`;
-}
-
-/** The path of a prepared database file for `scale`, building it on first use. */
-export async function preparedCatalog(scale: number): Promise<string> {
-  const file = join(CACHE_DIR, `${cacheKey(scale)}.sqlite`);
-  if (existsSync(file)) return file;
-  mkdirSync(CACHE_DIR, { recursive: true });
-  const building = `${file}.building`;
-  for (const suffix of ['', '-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
-  console.log(`Preparing the scale-${scale} demo marketplace once (cached in ${file})…`);
-  const services = await createServices(
-    testConfig({
-      databaseUrl: building,
-      secretKey: BENCH_SECRET_KEY,
-      logLevel: 'warn',
-    }),
-  );
-  try {
+/** The prepared demo marketplace for `scale`, built once (seedDemo writes with multi-row inserts). */
+export function preparedCatalog(scale: number): Promise<string> {
+  return cachedDatabase(`${GENERATOR_VERSION}-scale${scale}`, async (services) => {
     await seedDemo(services, { scale, progress: progressBar(process.stdout) });
     await addHotProduct(services);
-  } finally {
-    await services.close();
-  }
-  renameSync(building, file);
-  return file;
+  });
 }
 
 /** A product with exactly HOT_OFFERS offers from the demo sellers, the same in every database. */
@@ -122,9 +91,9 @@ export async function catalogState(services: Services): Promise<CatalogState> {
 }
 
 export const productSearchScenario: Scenario<CatalogState> = {
-  name: 'GET /products/find (106k products)',
-  description: 'signed product search, first page of up to 100, on 106,000 products and 1,000,000 offers',
-  database: () => preparedCatalog(20),
+  name: `GET /products/find (${shortCount(LARGE_SCALE * 5_300)} products)`,
+  description: `signed product search, first page of up to 100, on the scale-${LARGE_SCALE} demo marketplace (106,000 products and 1,000,000 offers at 20)`,
+  database: () => preparedCatalog(LARGE_SCALE),
   prepare: catalogState,
   request: (state, i) => ({
     method: 'GET',
@@ -144,18 +113,18 @@ function offersPage(state: CatalogState, i: number) {
 }
 
 export const offersSmallScenario: Scenario<CatalogState> = {
-  name: 'GET /articles/:idProduct page (10k offers)',
-  description: 'one page of 100 offers of a product with 1,500, in a marketplace of about 12,000 offers',
-  database: () => preparedCatalog(0.2),
+  name: `GET /articles/:idProduct page (${shortCount(SMALL_SCALE * 50_000)} offers)`,
+  description: `one page of 100 offers of a product with 1,500, in the scale-${SMALL_SCALE} demo marketplace (about 12,000 offers at 0.2)`,
+  database: () => preparedCatalog(SMALL_SCALE),
   prepare: catalogState,
   request: offersPage,
   expectStatus: 206,
 };
 
 export const offersLargeScenario: Scenario<CatalogState> = {
-  name: 'GET /articles/:idProduct page (1M offers)',
-  description: 'one page of 100 offers of a product with 1,500, in a marketplace of 1,000,000 offers',
-  database: () => preparedCatalog(20),
+  name: `GET /articles/:idProduct page (${shortCount(LARGE_SCALE * 50_000)} offers)`,
+  description: `one page of 100 offers of a product with 1,500, in the scale-${LARGE_SCALE} demo marketplace (1,000,000 offers at 20)`,
+  database: () => preparedCatalog(LARGE_SCALE),
   prepare: catalogState,
   request: offersPage,
   expectStatus: 206,

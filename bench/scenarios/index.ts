@@ -3,7 +3,7 @@ import { accountNoLimitsScenario, accountScenario } from './account.js';
 import { messageThreadScenario } from './messages.js';
 import { stockPostScenario, stockPutScenario } from './stock.js';
 import { checkoutScenario } from './checkout.js';
-import { orders1mScenario, orders10kScenario } from './orders.js';
+import { orders1mLastScenario, orders1mScenario, orders10kScenario } from './orders.js';
 import { offersLargeScenario, offersSmallScenario, productSearchScenario } from './catalog.js';
 import { productApiPageScenario, productHtmlPageScenario } from './product-page.js';
 
@@ -16,6 +16,7 @@ export const scenarios: Scenario<never>[] = [
   stockPostScenario as Scenario<never>,
   orders10kScenario as Scenario<never>,
   orders1mScenario as Scenario<never>,
+  orders1mLastScenario as Scenario<never>,
   checkoutScenario as Scenario<never>,
   productSearchScenario as Scenario<never>,
   offersSmallScenario as Scenario<never>,

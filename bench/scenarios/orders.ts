@@ -1,23 +1,21 @@
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createApp } from '../../src/auth/apps.js';
 import type { ClientCredentials } from '../../src/auth/client.js';
 import { createUser } from '../../src/domain/users.js';
 import type { Services } from '../../src/services.js';
 import { sqliteHandles } from '../../src/store/db.js';
-import { benchCatalog, dedicatedCredentials } from '../prepare.js';
+import { benchCatalog, cachedDatabase, dedicatedCredentials, shortCount, sizeFromEnv } from '../prepare.js';
 import type { Scenario } from '../scenario.js';
 
 /**
  * `GET /orders/seller/paid/1` for a seller with N paid orders (one line each, bought by 1,000
  * different buyers), at N = 10,000 and N = 1,000,000: the first page must cost the same at both
  * sizes, since its ids come from the (idSeller, state, idOrder) index and its total from the
- * per-user counters. The orders are generated in SQL (recursive CTEs) and the finished database
- * is kept in bench/.cache/ and copied in on later runs (the million takes a while to build).
+ * per-user counters; and the last page of the larger, which must cost what the first does. The
+ * orders are generated in SQL (recursive CTEs) into a SQLite database kept in bench/.cache/ and
+ * copied for every run (into PostgreSQL with `--dialect postgres`). The sizes come from
+ * BENCH_ORDERS_SMALL and BENCH_ORDERS_LARGE (default 10,000 and 1,000,000).
  */
-const CACHE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '.cache');
-const CACHE_VERSION = 2;
+const GENERATOR_VERSION = 'orders-v3';
 const BUYERS = 1000;
 const PRODUCTS = 50;
 
@@ -86,51 +84,24 @@ async function generate(services: Services, orders: number): Promise<void> {
   raw.exec('analyze');
 }
 
-/**
- * Fills the harness's database: from the cache when there is one for this size, else generated
- * (and then cached). The cache is a copy of a whole database, restored with SQLite's backup API.
- */
-async function prepareOrders(services: Services, orders: number): Promise<ClientCredentials> {
-  const raw = sqliteHandles.get(services.database.db)!;
-  const cached = join(CACHE_DIR, `orders-${orders}-v${CACHE_VERSION}.sqlite`);
-  if (existsSync(cached)) {
-    // Copied table by table into the database the harness opened (it stays open meanwhile).
-    const tables = (
-      raw
-        .prepare(
-          `select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%'`,
-        )
-        .all() as Array<{ name: string }>
-    ).map((t) => t.name);
-    raw.pragma('foreign_keys = OFF');
-    raw.exec(`attach database '${cached.replace(/'/g, "''")}' as cache`);
-    raw.exec('begin');
-    for (const t of tables)
-      raw.exec(`delete from main."${t}"; insert into main."${t}" select * from cache."${t}";`);
-    raw.exec('commit');
-    raw.exec('detach database cache');
-    raw.pragma('foreign_keys = ON');
-    raw.exec('analyze');
-  } else {
-    await generate(services, orders);
-    mkdirSync(CACHE_DIR, { recursive: true });
-    const partial = `${cached}.partial`;
-    rmSync(partial, { force: true });
-    raw.exec(`vacuum into '${partial.replace(/'/g, "''")}'`);
-    renameSync(partial, cached);
-  }
-  return dedicatedCredentials(services, 'bench-seller');
-}
-
-function ordersScenario(orders: number, label: string): Scenario<ClientCredentials> {
+function ordersScenario(orders: number, page: 'first' | 'last'): Scenario<ClientCredentials> {
+  // The path's start is 1-based: the last page holds the last 100 orders.
+  const start = page === 'first' ? 1 : Math.max(1, orders - 99);
   return {
-    name: `GET /orders/seller/paid/1 (${label} orders)`,
-    description: `first page of a seller's paid orders, out of ${label} (100 orders, XML)`,
-    prepare: (services) => prepareOrders(services, orders),
-    request: (credentials) => ({ method: 'GET', path: '/orders/seller/paid/1', credentials }),
+    name: `GET /orders/seller/paid ${page} page (${shortCount(orders)} orders)`,
+    description: `the ${page} page of a seller's paid orders (/orders/seller/paid/${start}), out of ${orders.toLocaleString('en')} (100 orders, XML)`,
+    database: () =>
+      cachedDatabase(`${GENERATOR_VERSION}-${orders}`, async (services) => {
+        await generate(services, orders);
+      }),
+    prepare: (services) => dedicatedCredentials(services, 'bench-seller'),
+    request: (credentials) => ({ method: 'GET', path: `/orders/seller/paid/${start}`, credentials }),
     expectStatus: 206,
   };
 }
 
-export const orders10kScenario = ordersScenario(10_000, '10,000');
-export const orders1mScenario = ordersScenario(1_000_000, '1,000,000');
+const small = sizeFromEnv('BENCH_ORDERS_SMALL', 10_000);
+const large = sizeFromEnv('BENCH_ORDERS_LARGE', 1_000_000);
+export const orders10kScenario = ordersScenario(small, 'first');
+export const orders1mScenario = ordersScenario(large, 'first');
+export const orders1mLastScenario = ordersScenario(large, 'last');

@@ -3,16 +3,17 @@ import type { ClientCredentials } from '../../src/auth/client.js';
 import { createUser } from '../../src/domain/users.js';
 import type { Services } from '../../src/services.js';
 import type { NewArticle } from '../../src/store/schema.js';
-import { benchArticle, issuedCredentials } from '../prepare.js';
+import { benchArticle, issuedCredentials, shortCount, sizeFromEnv } from '../prepare.js';
 import type { Scenario } from '../scenario.js';
 
 /**
  * Stock writes of 100 articles (the most a request may carry) against a seller who already has
  * 100,000 articles spread over 20,000 products, as a large shop's sync tool sends them. The seller
  * is prepared with multi-row inserts in one transaction (a few seconds), so no cache is needed.
+ * BENCH_STOCK_ARTICLES changes the seller's size (a multiple of 1,000).
  */
-const PRODUCTS = 20_000;
-const ARTICLES = 100_000;
+const ARTICLES = Math.max(1000, Math.round(sizeFromEnv('BENCH_STOCK_ARTICLES', 100_000) / 1000) * 1000);
+const PRODUCTS = ARTICLES / 5;
 const BATCH = 100;
 
 interface StockBenchState {
@@ -117,9 +118,8 @@ const positive = (i: number) => i + 1_000_000;
 
 /** PUT /stock: new prices for 100 whole articles; request i takes block i mod 1000 of the stock. */
 export const stockPutScenario: Scenario<StockBenchState> = {
-  name: 'PUT /stock 100 articles',
-  description:
-    'signed PUT /ws/v2.0/stock, 100 price changes in one transaction, seller with 100,000 articles',
+  name: `PUT /stock 100 articles (seller with ${shortCount(ARTICLES)})`,
+  description: `signed PUT /ws/v2.0/stock, 100 price changes in one transaction, seller with ${ARTICLES.toLocaleString('en')} articles`,
   expectedRps: 1000,
   prepare: prepareSeller,
   request(state, i) {
@@ -139,9 +139,8 @@ export const stockPutScenario: Scenario<StockBenchState> = {
 
 /** POST /stock: 100 new articles per request (prices unseen so far, so none merges). */
 export const stockPostScenario: Scenario<StockBenchState> = {
-  name: 'POST /stock 100 articles',
-  description:
-    'signed POST /ws/v2.0/stock, 100 new articles in one transaction, seller with 100,000 articles',
+  name: `POST /stock 100 articles (seller with ${shortCount(ARTICLES)})`,
+  description: `signed POST /ws/v2.0/stock, 100 new articles in one transaction, seller with ${ARTICLES.toLocaleString('en')} articles`,
   expectedRps: 1000,
   prepare: prepareSeller,
   request(state, i) {

@@ -2,7 +2,7 @@ import { badRequest, notFound } from '../errors.js';
 import { type ArticleView, loadArticleViews } from '../store/articles.js';
 import { findProduct } from '../store/catalog.js';
 import type { Executor } from '../store/db.js';
-import { type OfferWhere, offerIds } from '../store/offers.js';
+import { countProductOffers, type OfferWhere, offerIds, productOfferViews } from '../store/offers.js';
 import { articlesInCartOf } from '../store/reservations.js';
 import type { User } from '../store/schema.js';
 import { findUserByIdOrName, usersByIds } from '../store/users.js';
@@ -122,7 +122,30 @@ export async function productOffers(
   const product = await findProduct(db, idProduct);
   if (!product) throw notFound(`There is no product ${idProduct}.`);
   const where = { ...commonWhere(input, product.idGame, product.isSingle === 1), idProduct };
+  if (unfiltered(where)) {
+    // What price bots ask all day: a count and a page from prepared statements, the same offers
+    // in the same order as the general path below gives.
+    const found = await countProductOffers(db, idProduct, OFFER_CAP + 1);
+    const total = Math.min(found, OFFER_CAP);
+    const articles = await productOfferViews(
+      db,
+      idProduct,
+      window.offset,
+      Math.min(window.limit, total - window.offset),
+    );
+    return withSellersAndCart(db, total, found > OFFER_CAP, articles, idViewer);
+  }
   return offerPage(db, await offerIds(db, where, 'price', OFFER_CAP + 1), window, idViewer);
+}
+
+/** Whether a product's offer query has no condition but the product. */
+function unfiltered(where: OfferWhere): boolean {
+  for (const [key, value] of Object.entries(where)) {
+    if (key === 'idProduct' || value === undefined) continue;
+    if (key === 'flags' && Object.keys(value as object).length === 0) continue;
+    return false;
+  }
+  return true;
 }
 
 /** A user's offers (`:idUser` is an id or an exact username), by article id. */
@@ -166,10 +189,27 @@ async function offerPage(
   const views = await loadArticleViews(db, pageIds);
   const byId = new Map(views.map((v) => [v.idArticle, v]));
   const articles = pageIds.map((id) => byId.get(id)).filter((v): v is ArticleView => v !== undefined);
+  return withSellersAndCart(db, total, capped, articles, idViewer);
+}
+
+async function withSellersAndCart(
+  db: Executor,
+  total: number,
+  capped: boolean,
+  articles: ArticleView[],
+  idViewer: number | null,
+): Promise<OfferPage> {
   const sellers = await usersByIds(
     db,
     articles.map((a) => a.idUser),
   );
-  const inCart = idViewer === null ? new Set<number>() : await articlesInCartOf(db, idViewer, pageIds);
+  const inCart =
+    idViewer === null
+      ? new Set<number>()
+      : await articlesInCartOf(
+          db,
+          idViewer,
+          articles.map((a) => a.idArticle),
+        );
   return { total, capped, articles, sellers, inCart };
 }

@@ -117,6 +117,6 @@ export async function listOrders(
   const db = ctx.database.db;
   const total = await orderCount(db, idUser, actor, state);
   if (total === 0 || offset >= total) return { total, orders: [] };
-  const page = await pageOfOrders(db, idUser, actor, state, offset, limit);
+  const page = await pageOfOrders(db, idUser, actor, state, offset, limit, total);
   return { total, orders: await loadOrderViews(db, page) };
 }

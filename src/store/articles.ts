@@ -107,10 +107,51 @@ export function toArticleView(row: FlatRow): ArticleView {
   };
 }
 
+/**
+ * Shapes a row of `articleViews` itself (the article's columns and the product facts, nothing
+ * else) into an ArticleView, naming each field: pages of 100 articles shape 100 rows per request,
+ * and this costs a fraction of the rest-destructuring of `toArticleView`, which rows that carry
+ * other columns too (order lines, cart lines) go through.
+ */
+export function articleViewOf(row: FlatRow): ArticleView {
+  return {
+    idArticle: row.idArticle,
+    idUser: row.idUser,
+    idProduct: row.idProduct,
+    idLanguage: row.idLanguage,
+    comments: row.comments,
+    price: row.price,
+    condition: row.condition,
+    isFoil: row.isFoil,
+    isSigned: row.isSigned,
+    isAltered: row.isAltered,
+    isPlayset: row.isPlayset,
+    isFirstEd: row.isFirstEd,
+    isReverseHolo: row.isReverseHolo,
+    count: row.count,
+    createdAt: row.createdAt,
+    lastEdited: row.lastEdited,
+    product: {
+      idProduct: row.idProduct,
+      idGame: row.p_idGame,
+      enName: row.p_enName,
+      locName: row.p_locName,
+      image: row.p_image,
+      idExpansion: row.p_idExpansion,
+      expansionName: row.p_expansionName,
+      expansionAbbreviation: row.p_expansionAbbreviation,
+      expansionIcon: row.p_expansionIcon,
+      number: row.p_number,
+      rarity: row.p_rarity,
+      isSingle: row.p_isSingle,
+    },
+  };
+}
+
 export async function loadArticleViews(db: Executor, idArticles: number[]): Promise<ArticleView[]> {
   if (idArticles.length === 0) return [];
   const rows = await articleViews(db).where('a.idArticle', 'in', idArticles).orderBy('a.idArticle').execute();
-  return rows.map((r) => toArticleView(r));
+  return rows.map((r) => articleViewOf(r));
 }
 
 export async function insertArticle(db: Executor, article: NewArticle): Promise<Article> {

@@ -1,4 +1,5 @@
 import type { Executor } from './db.js';
+import { prepared } from './prepared.js';
 import type { ExpansionsTable, GamesTable, ProductsTable } from './schema.js';
 import { indexRows, insertIndexRows } from './search.js';
 
@@ -55,6 +56,12 @@ export async function insertProduct(
   );
 }
 
+// Every offer page and product read starts here: prepared once.
+const productById = prepared(
+  (db, idProduct: number) => db.selectFrom('products').selectAll().where('idProduct', '=', idProduct),
+  [0],
+);
+
 export async function findProduct(db: Executor, idProduct: number) {
-  return db.selectFrom('products').selectAll().where('idProduct', '=', idProduct).executeTakeFirst();
+  return (await productById(db, idProduct))[0];
 }

@@ -1,4 +1,7 @@
+import { sql } from 'kysely';
+import { type ArticleView, articleViewOf, articleViews } from './articles.js';
 import type { Executor } from './db.js';
+import { prepared } from './prepared.js';
 
 /**
  * The marketplace's offers: articles with copies available whose seller is not on vacation. Every
@@ -6,11 +9,14 @@ import type { Executor } from './db.js';
  * guide's asking prices) starts here, so the rule is written once.
  */
 export function offers(db: Executor) {
-  return db
-    .selectFrom('articles as a')
-    .innerJoin('users as u', 'u.idUser', 'a.idUser')
-    .where('a.count', '>', 0)
-    .where('u.onVacation', '=', 0);
+  return (
+    db
+      .selectFrom('articles as a')
+      .innerJoin('users as u', 'u.idUser', 'a.idUser')
+      // Literals, not parameters: prepared statements built on this take exactly their own arguments.
+      .where('a.count', '>', sql.lit(0))
+      .where('u.onVacation', '=', sql.lit(0))
+  );
 }
 
 export interface OfferCounts {
@@ -70,7 +76,7 @@ export interface OfferWhere {
 
 /**
  * The ids of the first `limit` offers matching, in the marketplace's order: cheapest first for a
- * product (walking `articles_by_product_price`), by id for a user's offers (`articles_by_user`).
+ * product (walking `articles_offers`), by id for a user's offers (`articles_by_user`).
  * The walk stops after `limit` matches, so its cost depends on the page and the cap, not on how
  * many articles the marketplace holds.
  */
@@ -133,4 +139,49 @@ export async function offerIds(
   q = order === 'price' ? q.orderBy('a.price').orderBy('a.idArticle') : q.orderBy('a.idArticle');
   const rows = await q.limit(limit).execute();
   return rows.map((r) => r.idArticle);
+}
+
+// A product's offers with no filter, the page price bots read all day: prepared once. The count
+// walks the `articles_offers` index (product, price, id, count, seller), which holds everything
+// it checks but the seller's vacation flag, and stops at the cap; the page's ids come from the
+// same walk and its rows are then read by id with their product facts, in one statement.
+const productOfferCount = prepared(
+  (db, idProduct: number, cap: number) =>
+    db
+      .selectFrom(offers(db).select('a.idArticle').where('a.idProduct', '=', idProduct).limit(cap).as('o'))
+      .select((eb) => eb.fn.countAll<number>().as('n')),
+  [0, 0],
+);
+
+const productOfferPage = prepared(
+  (db, idProduct: number, limit: number, offset: number) =>
+    articleViews(db)
+      .where('a.idArticle', 'in', (eb) =>
+        offers(eb as unknown as Executor)
+          .select('a.idArticle')
+          .where('a.idProduct', '=', idProduct)
+          .orderBy('a.price')
+          .orderBy('a.idArticle')
+          .limit(limit)
+          .offset(offset),
+      )
+      .orderBy('a.price')
+      .orderBy('a.idArticle'),
+  [0, 0, 0],
+);
+
+/** How many offers a product has, counting at most `cap`. */
+export async function countProductOffers(db: Executor, idProduct: number, cap: number): Promise<number> {
+  return Number((await productOfferCount(db, idProduct, cap))[0]?.n ?? 0);
+}
+
+/** One window of a product's offers, cheapest first (ties by id), with their product facts. */
+export async function productOfferViews(
+  db: Executor,
+  idProduct: number,
+  offset: number,
+  limit: number,
+): Promise<ArticleView[]> {
+  if (limit <= 0) return [];
+  return (await productOfferPage(db, idProduct, limit, offset)).map((r) => articleViewOf(r));
 }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { type ArticleView, PRODUCT_FACT_COLUMNS, toArticleView } from './articles.js';
+import { type ArticleView, articleViewOf, PRODUCT_FACT_COLUMNS } from './articles.js';
 import type { Executor } from './db.js';
 import { prepared } from './prepared.js';
 import type { NewOrder, Order, OrderArticle, OrderEvaluation, OrderState, OrdersTable } from './schema.js';
@@ -128,10 +128,15 @@ export async function orderLineViews(db: Executor, idOrders: number[]): Promise<
     .orderBy('l.idOrder')
     .orderBy('l.idArticle')
     .execute();
-  return rows.map(({ idOrder, idSeller, dateBought, ...line }) => ({
-    idOrder,
-    view: toArticleView({ ...line, idUser: idSeller, createdAt: dateBought, lastEdited: dateBought }),
-  }));
+  // Shaped field by field (a page of 100 orders shapes every line): the line's columns are the
+  // article's, its seller and purchase time stand for the article's owner and times.
+  return rows.map((r) => {
+    const view = articleViewOf(r as unknown as Parameters<typeof articleViewOf>[0]);
+    view.idUser = r.idSeller;
+    view.createdAt = r.dateBought;
+    view.lastEdited = r.dateBought;
+    return { idOrder: r.idOrder, view };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -203,8 +208,10 @@ export async function orderCount(
 }
 
 // The page's ids come from the (party, state, idOrder) index alone, which holds only unmerged
-// orders; the rows are then read by id. Cost: the page plus the skipped index entries.
-function partyPage(party: 'idSeller' | 'idBuyer') {
+// orders; the rows are then read by id. Cost: the page plus the skipped index entries, so a page
+// in the second half of the list is read from the other end of the index (newest first, skipping
+// what lies after it): the last page of a million orders skips nothing, like the first.
+function partyPage(party: 'idSeller' | 'idBuyer', direction: 'asc' | 'desc') {
   return prepared(
     (db, idUser: number, state: string, limit: number, offset: number) =>
       db
@@ -217,7 +224,7 @@ function partyPage(party: 'idSeller' | 'idBuyer') {
             .where(party, '=', idUser)
             .where('state', '=', state as OrderState)
             .where('wasMergedInto', 'is', null)
-            .orderBy('idOrder')
+            .orderBy('idOrder', direction)
             .limit(limit)
             .offset(offset),
         )
@@ -225,10 +232,16 @@ function partyPage(party: 'idSeller' | 'idBuyer') {
     [0, '', 0, 0],
   );
 }
-const sellerPage = partyPage('idSeller');
-const buyerPage = partyPage('idBuyer');
+const pages = {
+  [ACTOR_SELLER]: { asc: partyPage('idSeller', 'asc'), desc: partyPage('idSeller', 'desc') },
+  [ACTOR_BUYER]: { asc: partyPage('idBuyer', 'asc'), desc: partyPage('idBuyer', 'desc') },
+};
 
-/** One page of a user's orders in one role and state, oldest first. */
+/**
+ * One page of a user's orders in one role and state, oldest first. `total` is how many there are
+ * (`orderCount`, kept in the same transactions as the orders): with it, a page past the middle is
+ * read from the newest end.
+ */
 export async function pageOfOrders(
   db: Executor,
   idUser: number,
@@ -236,8 +249,14 @@ export async function pageOfOrders(
   state: OrderState,
   offset: number,
   limit: number,
+  total?: number,
 ): Promise<Order[]> {
-  return (actor === ACTOR_SELLER ? sellerPage : buyerPage)(db, idUser, state, limit, offset);
+  const page = pages[actor];
+  if (total !== undefined && offset > total / 2 && offset < total) {
+    const fromEnd = total - offset - limit;
+    return page.desc(db, idUser, state, fromEnd < 0 ? limit + fromEnd : limit, Math.max(0, fromEnd));
+  }
+  return page.asc(db, idUser, state, limit, offset);
 }
 
 const unpaidOf = prepared(

@@ -1,5 +1,5 @@
 import { type Expression, type ExpressionBuilder, PostgresAdapter, type SqlBool, sql } from 'kysely';
-import { type ArticleView, articleViews, toArticleView } from './articles.js';
+import { type ArticleView, articleViewOf, articleViews } from './articles.js';
 import type { Executor } from './db.js';
 import type { Article, DB } from './schema.js';
 
@@ -68,7 +68,7 @@ export async function stockPage(
     .limit(limit)
     .offset(offset)
     .execute();
-  return rows.map((r) => toArticleView(r));
+  return rows.map((r) => articleViewOf(r));
 }
 
 export async function countStock(db: Executor, idUser: number, filter: StockFilter): Promise<number> {
@@ -91,7 +91,7 @@ export async function findStockArticle(
     .where('a.idArticle', '=', idArticle)
     .where('a.idUser', '=', idUser)
     .executeTakeFirst();
-  return row ? toArticleView(row) : undefined;
+  return row ? articleViewOf(row) : undefined;
 }
 
 /** The seller's articles among these ids (others' ids are simply absent). */
@@ -105,7 +105,7 @@ export async function stockArticlesByIds(
     .where('a.idUser', '=', idUser)
     .where('a.idArticle', 'in', ids)
     .execute();
-  return rows.map((r) => toArticleView(r));
+  return rows.map((r) => articleViewOf(r));
 }
 
 /** The seller's article rows among these ids, without product facts (others' ids are absent). */

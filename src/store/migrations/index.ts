@@ -9,6 +9,7 @@ import * as m0007_1 from './0007_1_website.js';
 import * as m0008_1 from './0008_1_oauth_nonces.js';
 import * as m0008_2 from './0008_2_lost_orders.js';
 import * as m0011 from './0011_catalog_versions.js';
+import * as m0016 from './0016_offer_index.js';
 import * as m0008_3 from './0008_3_seller_activation.js';
 import * as m0015 from './0015_faults.js';
 import * as m0013 from './0013_request_log.js';
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0011_catalog_versions': m0011,
   '0015_faults': m0015,
   '0013_request_log': m0013,
+  '0016_offer_index': m0016,
 };
