@@ -58,6 +58,9 @@ export interface Config {
   /** Where password reset emails go out (nodemailer transport URL); unset: no email. */
   smtpUrl: string | undefined;
   mailFrom: string;
+  /** Webhooks (README, "Events and webhooks"): endpoints on private addresses in production; the answer's time limit. */
+  webhookAllowPrivate: boolean;
+  webhookTimeoutMs: number;
 }
 
 interface Setting<K extends keyof Config> {
@@ -490,6 +493,24 @@ export const SETTINGS = [
     description: 'The sender of the emails the website sends.',
     default: 'cardbazaar <no-reply@cardbazaar.invalid>',
     parse: (raw) => raw,
+  }),
+  setting({
+    key: 'webhookAllowPrivate',
+    env: 'WEBHOOK_ALLOW_PRIVATE',
+    flag: '--webhook-allow-private',
+    description:
+      'In production, accept webhook endpoints on loopback, private and link-local addresses (refused by default, when registered and again when each delivery connects). The sandbox always accepts them.',
+    default: 'false',
+    parse: bool,
+  }),
+  setting({
+    key: 'webhookTimeoutMs',
+    env: 'WEBHOOK_TIMEOUT',
+    flag: '--webhook-timeout',
+    description:
+      'How long a webhook delivery waits for the receiver to answer (e.g. 10s) before the attempt counts as failed and is retried.',
+    default: '10s',
+    parse: duration(100),
   }),
 ] as const;
 
