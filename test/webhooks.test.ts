@@ -9,6 +9,7 @@ import {
   postJson,
   RETRY_WINDOW_MS,
   WebhookDeliverer,
+  type WebhookSettings,
 } from '../src/domain/webhooks.js';
 import { createServices } from '../src/services.js';
 import {
@@ -22,7 +23,7 @@ import {
 import { buy, createTrader, offer, type Trader } from './trading-helpers.js';
 import { type Receiver, startReceiver, verifySignature } from './webhook-receiver.js';
 
-const SANDBOX = { mode: 'sandbox' as const, webhookAllowPrivate: false, webhookTimeoutMs: 2000 };
+const SANDBOX: WebhookSettings = { mode: 'sandbox', webhookAllowPrivate: false, webhookTimeoutMs: 2000 };
 
 async function settle(server: TestServer): Promise<void> {
   await server.services.events.deliverPending();
@@ -324,7 +325,7 @@ for (const dialect of DIALECTS) {
         'kinds',
         'unknownEventKind',
       ]);
-      const production = { ...SANDBOX, mode: 'production' as const };
+      const production: WebhookSettings = { ...SANDBOX, mode: 'production' };
       for (const url of [
         'http://example.org/',
         'https://127.0.0.1/',
@@ -369,7 +370,7 @@ describeUnless(NO_POSTGRES, 'webhooks with two instances on PostgreSQL', () => {
     const hook = await startReceiver();
     try {
       const seller = await createTrader(server, { name: 'pgseller' });
-      const receivers = [];
+      const receivers: Trader[] = [];
       for (let i = 0; i < 4; i++) receivers.push(await createTrader(server, { name: `pgrecv${i}` }));
       for (const r of receivers) {
         await createEndpoint(server.services, SANDBOX, r.user.idUser, {
