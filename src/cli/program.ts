@@ -9,6 +9,8 @@ import { registerOrderCommands } from './orders.js';
 import { registerRequestCommand } from './request.js';
 import { registerServeCommands } from './serve.js';
 import { registerUserCommands } from './users.js';
+import { registerEventCommands } from './events.js';
+import { registerWebhookCommands } from './webhooks.js';
 
 /** The `cardbazaar` command. Every setting is a global option beside its environment variable. */
 export function buildCli(): Command {
@@ -25,5 +27,7 @@ export function buildCli(): Command {
   registerCatalogCommands(program);
   registerRequestCommand(program);
   registerLimitsCommands(program);
+  registerWebhookCommands(program);
+  registerEventCommands(program);
   return program;
 }
