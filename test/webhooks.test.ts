@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createApp, issueAccessToken } from '../src/auth/apps.js';
 import { exportBuildsSettled } from '../src/domain/exports.js';
@@ -12,6 +15,7 @@ import {
   type WebhookSettings,
 } from '../src/domain/webhooks.js';
 import { createServices } from '../src/services.js';
+import { claimDueDeliveries } from '../src/store/webhooks.js';
 import {
   DIALECTS,
   NO_POSTGRES,
@@ -416,6 +420,65 @@ describeUnless(NO_POSTGRES, 'webhooks with two instances on PostgreSQL', () => {
       await hook.close();
       await second.close();
       await server.close();
+    }
+  });
+});
+
+describe('webhooks across a restart (sqlite file)', () => {
+  it('a delivery claimed by a process that died is sent again after a restart, once its lease runs out', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cardbazaar-webhooks-'));
+    const config = { databaseUrl: join(dir, 'db.sqlite'), webhookTimeoutMs: 300 };
+    const hook = await startReceiver();
+    try {
+      const first = await startTestServer({ config });
+      const owner = await createTrader(first, { name: 'restart' });
+      await createEndpoint(first.services, SANDBOX, owner.user.idUser, {
+        idApp: await dedicatedApp(first, owner.user.idUser),
+        url: hook.url,
+      });
+      const writer = await createTrader(first, { name: 'writer' });
+      await writer.api.post(
+        `/account/messages/${owner.user.idUser}`,
+        xmlRequest('<message>Before the crash</message>'),
+      );
+      await first.services.events.deliverPending();
+      // What a process killed in the middle of sending leaves behind: the row claimed, no attempt.
+      const wallNow = first.wallClock.now();
+      const lease = first.services.webhooks.leaseMs;
+      const claimed = await claimDueDeliveries(
+        first.services.database,
+        first.clock.now(),
+        wallNow,
+        wallNow + lease,
+        'dead',
+        10,
+      );
+      assert.equal(claimed.length, 1);
+      await first.services.webhooks.deliverDue();
+      assert.equal(hook.received.length, 0, 'a live claim is left alone');
+      const marketNow = first.clock.now();
+      await first.close();
+
+      const second = await startTestServer({ config });
+      try {
+        second.clock.set(marketNow);
+        await second.services.webhooks.deliverDue();
+        assert.equal(hook.received.length, 0, 'not before the lease runs out');
+        second.wallClock.setOffset(lease + 1000);
+        await second.services.webhooks.deliverDue();
+        assert.equal(hook.received.length, 1);
+        assert.equal(hook.received[0]!.json.data.message.text, 'Before the crash');
+        const row = await second.services.database.db
+          .selectFrom('webhookDeliveries')
+          .select(['state', 'attempts', 'leaseToken'])
+          .executeTakeFirstOrThrow();
+        assert.deepEqual(row, { state: 'delivered', attempts: 1, leaseToken: null });
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await hook.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
