@@ -317,17 +317,17 @@ for (const dialect of DIALECTS) {
           () => undefined,
           (err: { status: number; field: string; code: string }) => [err.status, err.field, err.code],
         );
-      assert.deepEqual(await refused(SANDBOX, 'ftp://example.org/'), [400, 'url', 'webhookScheme']);
-      assert.deepEqual(await refused(SANDBOX, 'not a url'), [400, 'url', 'invalidUrl']);
+      assert.deepEqual(await refused(SANDBOX, 'ftp://example.org/'), [400, 'url', 'webhook_scheme']);
+      assert.deepEqual(await refused(SANDBOX, 'not a url'), [400, 'url', 'webhook_url_invalid']);
       assert.deepEqual(await refused(SANDBOX, 'https://u:p@example.org/'), [
         400,
         'url',
-        'webhookCredentials',
+        'webhook_credentials',
       ]);
       assert.deepEqual(await refused(SANDBOX, 'https://example.org/', 'order.nope'), [
         400,
         'kinds',
-        'unknownEventKind',
+        'unknown_event_kind',
       ]);
       const production: WebhookSettings = { ...SANDBOX, mode: 'production' };
       for (const url of [

@@ -110,16 +110,16 @@ function hostOf(url: URL): string {
 export function checkEndpointUrl(settings: WebhookSettings, raw: string, check: FieldCheck): string {
   const text = raw.trim();
   let url: URL | undefined;
-  if (text === '') check.add('url', 'required', 'Give the address the events are sent to.');
+  if (text === '') check.add('url', 'webhook_url_required', 'Give the address the events are sent to.');
   else if (text.length > MAX_URL_LENGTH)
-    check.add('url', 'tooLong', `An address has at most ${MAX_URL_LENGTH} characters.`, {
+    check.add('url', 'webhook_url_too_long', `An address has at most ${MAX_URL_LENGTH} characters.`, {
       max: MAX_URL_LENGTH,
     });
   else {
     try {
       url = new URL(text);
     } catch {
-      check.add('url', 'invalidUrl', `"${text}" is not an absolute URL.`);
+      check.add('url', 'webhook_url_invalid', `"${text}" is not an absolute URL.`);
     }
   }
   if (!url) return text;
@@ -127,13 +127,13 @@ export function checkEndpointUrl(settings: WebhookSettings, raw: string, check: 
   if (url.protocol !== 'https:' && !(httpAllowed && url.protocol === 'http:')) {
     check.add(
       'url',
-      'webhookScheme',
+      'webhook_scheme',
       httpAllowed
         ? 'A webhook address starts with https:// or http://.'
         : 'A webhook address starts with https://.',
     );
   } else if (url.username || url.password) {
-    check.add('url', 'webhookCredentials', 'A webhook address carries no user name or password.');
+    check.add('url', 'webhook_credentials', 'A webhook address carries no user name or password.');
   } else if (
     settings.mode === 'production' &&
     !settings.webhookAllowPrivate &&
@@ -141,7 +141,7 @@ export function checkEndpointUrl(settings: WebhookSettings, raw: string, check: 
   ) {
     check.add(
       'url',
-      'webhookPrivate',
+      'webhook_private',
       'Webhook addresses on loopback or private networks are refused here (the operator may allow them with WEBHOOK_ALLOW_PRIVATE=true).',
     );
   }
@@ -159,7 +159,7 @@ export function parseKinds(raw: string | string[] | undefined, check: FieldCheck
   if (unknown.length > 0) {
     check.add(
       'kinds',
-      'unknownEventKind',
+      'unknown_event_kind',
       `Unknown event kind "${unknown[0]}" (known: ${EVENT_KIND_NAMES.join(', ')}).`,
       {
         kind: unknown[0]!,
@@ -200,11 +200,15 @@ export async function createEndpoint(
   if (app.kind === 'widget') {
     throw badRequest('A widget app reaches only the public marketplace; it receives no events.', {
       field: 'idApp',
+      code: 'webhook_widget',
     });
   }
   return ctx.database.transaction(async (tx) => {
     if ((await countEndpointsOfApp(tx, app.idApp)) >= MAX_ENDPOINTS_PER_APP) {
-      throw badRequest(`An app has at most ${MAX_ENDPOINTS_PER_APP} webhook endpoints.`, { field: 'url' });
+      throw badRequest(`An app has at most ${MAX_ENDPOINTS_PER_APP} webhook endpoints.`, {
+        field: 'url',
+        code: 'too_many_webhooks',
+      });
     }
     return insertEndpoint(tx, {
       idApp: app.idApp,

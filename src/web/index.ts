@@ -11,6 +11,7 @@ import { authorizePages } from './authorize.js';
 import { homePages } from './home.js';
 import { langFromAcceptLanguage, translator } from './i18n/index.js';
 import { profilePages } from './profile.js';
+import { webhookPages } from './webhooks.js';
 import { ASSETS_DIR, render } from './render.js';
 import { cookieOptions, sessionHook } from './session.js';
 import { pageHeaders } from './headers.js';
@@ -82,6 +83,7 @@ export async function websitePlugin(
     pages.addHook('onRequest', sessionHook(services));
     homePages(pages, services);
     accountPages(pages, services);
+    webhookPages(pages, services);
     profilePages(pages, services);
     authorizePages(pages, services);
   });

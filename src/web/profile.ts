@@ -11,6 +11,7 @@ import {
 import { endAllSessions } from '../auth/sessions.js';
 import { getAccount, setDisplayLanguage, setVacation } from '../domain/account.js';
 import { sellerActivationStatus } from '../domain/seller-activation.js';
+import { listEndpoints } from '../domain/webhooks.js';
 import type { Services } from '../services.js';
 import { fields, formErrors, redirectWithFlash } from './forms.js';
 import { render } from './render.js';
@@ -31,12 +32,13 @@ export function profilePages(app: FastifyInstance, services: Services): void {
 
   app.get('/profile', signedIn, async (request, reply) => {
     const idUser = request.user!.idUser;
-    const [account, activation, apps, authorizations, sessions] = await Promise.all([
+    const [account, activation, apps, authorizations, sessions, endpoints] = await Promise.all([
       getAccount(services, idUser),
       sellerActivationStatus(services, idUser),
       listOwnApps(services, idUser),
       listAuthorizations(services, idUser),
       countSessionsOfUser(services.database.db, idUser, services.clock.now()),
+      listEndpoints(services, idUser),
     ]);
     return render(request, reply, 'profile', {
       title: 'profile.title',
@@ -45,6 +47,7 @@ export function profilePages(app: FastifyInstance, services: Services): void {
       apps,
       authorizations,
       sessions,
+      endpoints,
       tokenDays: services.config.thirdPartyTokenDays,
     });
   });
