@@ -3,6 +3,7 @@ import { accountNoLimitsScenario, accountScenario } from './account.js';
 import { messageThreadScenario } from './messages.js';
 import { stockPostScenario, stockPutScenario } from './stock.js';
 import { checkoutScenario } from './checkout.js';
+import { checkoutWebhooksScenario } from './checkout-webhooks.js';
 import { orders1mScenario, orders10kScenario } from './orders.js';
 import { offersLargeScenario, offersSmallScenario, productSearchScenario } from './catalog.js';
 
@@ -16,6 +17,7 @@ export const scenarios: Scenario<never>[] = [
   orders10kScenario as Scenario<never>,
   orders1mScenario as Scenario<never>,
   checkoutScenario as Scenario<never>,
+  checkoutWebhooksScenario as Scenario<never>,
   productSearchScenario as Scenario<never>,
   offersSmallScenario as Scenario<never>,
   offersLargeScenario as Scenario<never>,
