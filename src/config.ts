@@ -62,6 +62,9 @@ export interface Config {
   snapshotDir: string | undefined;
   /** Rows of the request log kept per user (0: no request log). */
   requestLogRows: number;
+  /** Webhooks (README, "Events and webhooks"): endpoints on private addresses in production; the answer's time limit. */
+  webhookAllowPrivate: boolean;
+  webhookTimeoutMs: number;
 }
 
 interface Setting<K extends keyof Config> {
@@ -512,6 +515,24 @@ export const SETTINGS = [
       "How many of each user's API requests the request log keeps (the newest; older ones are deleted as new ones are written). 0 turns the request log off.",
     default: '1000',
     parse: int(0, 1_000_000),
+  }),
+  setting({
+    key: 'webhookAllowPrivate',
+    env: 'WEBHOOK_ALLOW_PRIVATE',
+    flag: '--webhook-allow-private',
+    description:
+      'In production, accept webhook endpoints on loopback, private and link-local addresses (refused by default, when registered and again when each delivery connects). The sandbox always accepts them.',
+    default: 'false',
+    parse: bool,
+  }),
+  setting({
+    key: 'webhookTimeoutMs',
+    env: 'WEBHOOK_TIMEOUT',
+    flag: '--webhook-timeout',
+    description:
+      'How long a webhook delivery waits for the receiver to answer (e.g. 10s) before the attempt counts as failed and is retried.',
+    default: '10s',
+    parse: duration(100),
   }),
 ] as const;
 

@@ -43,6 +43,7 @@ export async function startServer(
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     services.events.start();
+    services.webhooks.start();
     const stopSweeper = startReservationSweeper(services);
     const stopPriceGuide = startPriceGuideJob(services, config.priceGuideMinutes, (err) =>
       services.log.error({ err }, 'price guide refresh failed'),

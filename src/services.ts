@@ -9,6 +9,9 @@ import type { Config } from './config.js';
 import type { DomainContext } from './domain/context.js';
 import { EventDispatcher } from './domain/events.js';
 import { registerEventHandlers } from './domain/handlers.js';
+import { registerUserEventHandlers } from './domain/user-events.js';
+import { WebhookDeliverer } from './domain/webhooks.js';
+import { exportUrl } from './domain/exports.js';
 import { createLimitStore } from './limits/create-store.js';
 import type { LimitStore } from './limits/store.js';
 import { createMailer, type Mailer } from './mail.js';
@@ -37,6 +40,8 @@ export interface Services extends DomainContext {
   limits: LimitStore;
   redis: Redis | undefined;
   events: EventDispatcher;
+  /** Sends the webhook deliveries (src/domain/webhooks.ts); started by `serve`. */
+  webhooks: WebhookDeliverer;
   /** Sends the website's emails (password reset links) when SMTP_URL is set. */
   mailer: Mailer | undefined;
   /** Buffers the request log's rows and writes them in batches; undefined when REQUEST_LOG_ROWS is 0. */
@@ -125,7 +130,13 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     const ctx = { database, clock };
     const events = new EventDispatcher(ctx);
     registerEventHandlers(events);
+    const webhooks = new WebhookDeliverer({ ...ctx, wallClock, serverKey, config, log });
+    registerUserEventHandlers(events, {
+      exportUrl: (e) => exportUrl(config, serverKey, e),
+      deliveriesQueued: () => webhooks.wake(),
+    });
     closers.push(() => events.stop());
+    closers.push(() => webhooks.stop());
 
     let requestLog: RequestLogRecorder | undefined;
     if (config.requestLogRows > 0) {
@@ -148,6 +159,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       limits,
       redis,
       events,
+      webhooks,
       mailer,
       requestLog,
       log,

@@ -4,6 +4,7 @@ import { messageThreadScenario } from './messages.js';
 import { stockPostScenario, stockPutScenario } from './stock.js';
 import { checkoutScenario } from './checkout.js';
 import { orders1mLastScenario, orders1mScenario, orders10kScenario } from './orders.js';
+import { checkoutWebhooksScenario } from './checkout-webhooks.js';
 import { offersLargeScenario, offersSmallScenario, productSearchScenario } from './catalog.js';
 import { productApiPageScenario, productHtmlPageScenario } from './product-page.js';
 
@@ -18,6 +19,7 @@ export const scenarios: Scenario<never>[] = [
   orders1mScenario as Scenario<never>,
   orders1mLastScenario as Scenario<never>,
   checkoutScenario as Scenario<never>,
+  checkoutWebhooksScenario as Scenario<never>,
   productSearchScenario as Scenario<never>,
   offersSmallScenario as Scenario<never>,
   offersLargeScenario as Scenario<never>,

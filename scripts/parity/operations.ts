@@ -658,6 +658,12 @@ export const OPERATIONS: Operation[] = [
 /** What cardbazaar serves that the live API never had, or had elsewhere. */
 export const EXTENSIONS: Extension[] = [
   {
+    routes: ['GET /events'],
+    what: 'The event feed: the caller\'s public events after `since` (README, "Events and webhooks")',
+    notes:
+      'The live API shows no events (spec §6). Paged like the other lists (206/200/204, `maxResults` up to 100); the same events go to webhooks. Tested in `test/events-feed.test.ts`.',
+  },
+  {
     routes: ['GET /exports/files/:idRequest/:token'],
     what: "The file behind a finished export's `url`",
     notes:

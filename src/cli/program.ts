@@ -13,6 +13,8 @@ import { registerRequestLogCommands } from './request-log.js';
 import { registerServeCommands } from './serve.js';
 import { registerSnapshotCommands } from './snapshots.js';
 import { registerUserCommands } from './users.js';
+import { registerEventCommands } from './events.js';
+import { registerWebhookCommands } from './webhooks.js';
 
 /** The `cardbazaar` command. Every setting is a global option beside its environment variable. */
 export function buildCli(): Command {
@@ -33,5 +35,7 @@ export function buildCli(): Command {
   registerSnapshotCommands(program);
   registerFixtureCommands(program);
   registerRequestLogCommands(program);
+  registerWebhookCommands(program);
+  registerEventCommands(program);
   return program;
 }

@@ -251,6 +251,7 @@ async function addOne(ctx: TradingContext, tx: Executor, idBuyer: number, item: 
     return `Only ${copies(available)} of article ${item.idArticle} available; ${item.count} requested.`;
   }
   await addReservedCopies(tx, reservation.idReservation, item.idArticle, item.count);
+  await appendEvent(tx, EVENTS.articleReserved, { idArticle: item.idArticle, count: item.count }, now);
   return undefined;
 }
 

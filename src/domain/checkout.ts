@@ -180,6 +180,7 @@ export async function checkoutInTx(tx: Executor, idBuyer: number, now: number): 
       });
       if (!applied)
         throw preconditionFailed(`Order ${survivor.idOrder} changed during the checkout; try again.`);
+      await appendEvent(tx, EVENTS.orderMerged, { idOrder: order.idOrder, into: survivor.idOrder }, now);
     } else {
       await moveOrderCounts(tx, order, null, 'bought');
       await appendEvent(

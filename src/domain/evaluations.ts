@@ -1,6 +1,8 @@
 import { badRequest, preconditionFailed } from '../errors.js';
+import { appendEvent } from '../store/events.js';
 import { insertEvaluation } from '../store/orders.js';
 import type { DomainContext } from './context.js';
+import { EVENTS } from './events.js';
 import { loadOrderView, type OrderView, partyOrder } from './order-views.js';
 import { recordEvaluation } from './seller-stats.js';
 
@@ -92,6 +94,7 @@ export async function evaluateOrder(
     });
     if (!stored) throw preconditionFailed(`Order ${idOrder} has been evaluated already.`);
     await recordEvaluation(tx, order.idSeller, input.evaluationGrade);
+    await appendEvent(tx, EVENTS.orderChanged, { idOrder, change: 'evaluated' }, ctx.clock.now());
     return loadOrderView(tx, idOrder);
   });
 }

@@ -13,6 +13,16 @@ export const EVENTS = {
   orderStateChanged: 'order.stateChanged',
   /** A stock or user-offers export was requested; its handler builds the file: { idRequest }. */
   exportRequested: 'export.requested',
+  /** An export file was built: { idRequest }. */
+  exportFinished: 'export.finished',
+  /** A checkout merged a new order into an unpaid one: { idOrder (the merged record), into }. */
+  orderMerged: 'order.merged',
+  /** An order changed without changing state: { idOrder, change: cancellationRequested | evaluated | trackingNumber, by? }. */
+  orderChanged: 'order.changed',
+  /** A message was written (by a user or the system): { seq }. */
+  messageSent: 'message.sent',
+  /** Copies of an article went into a shopping cart: { idArticle, count }. */
+  articleReserved: 'article.reserved',
 } as const;
 
 /**

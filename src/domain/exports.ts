@@ -186,7 +186,13 @@ async function buildExportFile(ctx: DomainContext, idRequest: number, claim: num
     }
     if (pendingBytes > 0) await flush();
   });
-  await finishExport(db, idRequest, claim, ctx.clock.now(), articleCount, size);
+  // The event in the same transaction as the status: `export.ready` exactly when it is finished.
+  await ctx.database.transaction(async (tx) => {
+    const now = ctx.clock.now();
+    if (await finishExport(tx, idRequest, claim, now, articleCount, size)) {
+      await appendEvent(tx, EVENTS.exportFinished, { idRequest }, now);
+    }
+  });
 }
 
 /** Requests whose build died with its process are queued again when someone looks at them. */
@@ -266,4 +272,19 @@ export async function downloadableExport(ctx: DomainContext, idRequest: number):
  */
 export function exportToken(serverKey: string, e: Export): string {
   return createHmac('sha256', serverKey).update(`export:${e.idRequest}:${e.salt}`).digest('base64url');
+}
+
+/**
+ * The download link outside a request (in an `export.ready` event): on the public base address
+ * when one is configured, else on the address the server listens on.
+ */
+export function exportUrl(
+  config: { publicBaseUrl: string | undefined; host: string; port: number },
+  serverKey: string,
+  e: Export,
+): string | null {
+  if (e.status !== 'finished') return null;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const base = config.publicBaseUrl ?? `http://${host}:${config.port}`;
+  return `${base}/ws/v2.0/exports/files/${e.idRequest}/${exportToken(serverKey, e)}`;
 }

@@ -1,5 +1,6 @@
 import { badRequest, notFound } from '../errors.js';
 import type { Executor } from '../store/db.js';
+import { appendEvent } from '../store/events.js';
 import {
   countReceived,
   countThreads,
@@ -18,6 +19,7 @@ import {
 import type { Message, User } from '../store/schema.js';
 import { findUserById } from '../store/users.js';
 import type { DomainContext } from './context.js';
+import { EVENTS } from './events.js';
 import { newHexId } from './hex-id.js';
 import { isSystemAccount } from './system-messages.js';
 
@@ -166,6 +168,7 @@ export async function sendMessage(
       senderDeleted: 0,
       receiverDeleted: 0,
     });
+    await appendEvent(tx, EVENTS.messageSent, { seq: message.seq }, message.date);
     const unreadMessages = await countUnreadFrom(tx, viewer, idPartner);
     return { partner, messages: [message], unreadMessages };
   });

@@ -217,6 +217,14 @@ export async function actOnOrder(
           cancellationRequestSellerDate: null,
         });
         await recordShipment(tx, order, now);
+        if (input.trackingNumber?.trim()) {
+          await appendEvent(
+            tx,
+            EVENTS.orderChanged,
+            { idOrder: order.idOrder, change: 'trackingNumber' },
+            now,
+          );
+        }
         break;
       }
       case 'confirmReception': {
@@ -303,6 +311,12 @@ export async function actOnOrder(
               },
         );
         if (!applied) throw changedMeanwhile(order);
+        await appendEvent(
+          tx,
+          EVENTS.orderChanged,
+          { idOrder: order.idOrder, change: 'cancellationRequested', by: role },
+          now,
+        );
         break;
       }
       case 'acceptCancellation': {
@@ -407,6 +421,7 @@ export async function setTrackingNumber(
     }
     if (!(await updateOrderIf(tx, idOrder, order.revision, { trackingNumber })))
       throw changedMeanwhile(order);
+    await appendEvent(tx, EVENTS.orderChanged, { idOrder, change: 'trackingNumber' }, ctx.clock.now());
     return loadOrderView(tx, idOrder);
   });
 }

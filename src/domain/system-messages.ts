@@ -1,8 +1,10 @@
 import type { Executor } from '../store/db.js';
+import { appendEvent } from '../store/events.js';
 import { insertMessage } from '../store/messages.js';
 import type { Message } from '../store/schema.js';
 import { findSystemAccount, insertSystemAccount, isSystemAccount } from '../store/system-accounts.js';
 import { insertUser } from '../store/users.js';
+import { EVENTS } from './events.js';
 import { newHexId } from './hex-id.js';
 import { NEW_ACCOUNT } from './users.js';
 
@@ -61,7 +63,7 @@ export async function sendSystemMessage(
   text: string,
 ): Promise<Message> {
   const idSender = await systemAccountId(db, now);
-  return insertMessage(db, {
+  const message = await insertMessage(db, {
     idMessage: newHexId(),
     idSender,
     idReceiver,
@@ -72,4 +74,6 @@ export async function sendSystemMessage(
     senderDeleted: 1,
     receiverDeleted: 0,
   });
+  await appendEvent(db, EVENTS.messageSent, { seq: message.seq }, now);
+  return message;
 }

@@ -1,4 +1,5 @@
 import { formatCents } from '../format.js';
+import { mapArticle } from '../mappers/article.js';
 import { loadArticleViews } from '../store/articles.js';
 import type { Tx } from '../store/db.js';
 import { findUserById } from '../store/users.js';
@@ -6,6 +7,7 @@ import { type AlertWant, alertWants, findTargetProduct } from '../store/wants.js
 import { languageName } from './catalog.js';
 import type { DomainContext } from './context.js';
 import { sendSystemMessage } from './system-messages.js';
+import { EVENT_KINDS, raiseUserEvents } from './user-events.js';
 import { offerMatchesWant } from './wants.js';
 
 /**
@@ -33,6 +35,9 @@ export async function alertWantsOfListedArticle(ctx: DomainContext, tx: Tx, payl
     product.idMetaproduct,
     product.idGame,
     article.idUser,
+    // Every matching want raises the public `wantslist.offerFound`; the mail goes to those with
+    // `mailAlert` on.
+    { mailAlertOnly: false },
   );
   const offer = { ...article, isSingle: article.product.isSingle === 1 };
   const byOwner = new Map<number, AlertWant[]>();
@@ -42,7 +47,26 @@ export async function alertWantsOfListedArticle(ctx: DomainContext, tx: Tx, payl
     byOwner.set(want.idUser, [...(byOwner.get(want.idUser) ?? []), want]);
   }
   const now = ctx.clock.now();
-  for (const [owner, matched] of byOwner) {
+  const shown = mapArticle(article, { context: 'marketplace', seller });
+  await raiseUserEvents(
+    tx,
+    now,
+    [...byOwner].map(([owner, matched]) => ({
+      idUser: owner,
+      type: EVENT_KINDS.wantOfferFound,
+      data: {
+        want: matched.map((w) => ({
+          idWant: w.idWant,
+          idWantslist: w.idWantslist,
+          wantslistName: w.listName,
+        })),
+        article: shown,
+      },
+    })),
+  );
+  for (const [owner, all] of byOwner) {
+    const matched = all.filter((w) => w.mailAlert === 1);
+    if (matched.length === 0) continue;
     const lists = matched
       .map(
         (w) =>

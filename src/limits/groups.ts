@@ -34,6 +34,8 @@ export const REQUEST_GROUP_NAMES = [
   'orders',
   'wantslist',
   'authentication',
+  // The event feed (an extension).
+  'events',
 ] as const;
 
 export type RequestGroup = (typeof REQUEST_GROUP_NAMES)[number];
@@ -45,6 +47,8 @@ export const MARKETPLACE_GROUPS: ReadonlySet<RequestGroup> = new Set<RequestGrou
 export const ROUTE_GROUPS: Readonly<Record<string, RequestGroup>> = {
   // Account management (reference §1.2).
   'GET /account': 'account',
+  // The event feed (an extension; README, "Events and webhooks").
+  'GET /events': 'events',
   'PUT /account/vacation': 'account',
   'PUT /account/language': 'account',
   'POST /account/coupon': 'account',

@@ -571,6 +571,53 @@ export interface RequestLogTable {
   baseString: string | null;
 }
 
+/** A public event one user receives (README, "Events and webhooks"). */
+export interface UserEventsTable {
+  idEvent: Generated<number>;
+  idUser: number;
+  type: string;
+  createdAt: number;
+  /** The event's data as JSON, money kept as cents (`src/mappers/event.ts`). */
+  payload: string;
+}
+
+export interface WebhookEndpointsTable {
+  idEndpoint: Generated<number>;
+  idApp: number;
+  url: string;
+  kinds: string;
+  enabled: number;
+  salt: string;
+  createdAt: number;
+  failingSince: number | null;
+  disabledAt: number | null;
+}
+
+export type WebhookDeliveryState = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  idDelivery: Generated<number>;
+  idEndpoint: number;
+  idEvent: number;
+  state: WebhookDeliveryState;
+  attempts: number;
+  createdAt: number;
+  nextAttemptAt: number;
+  leaseUntil: number | null;
+  leaseToken: string | null;
+  finishedAt: number | null;
+}
+
+export interface WebhookAttemptsTable {
+  idAttempt: Generated<number>;
+  idDelivery: number;
+  idEndpoint: number;
+  at: number;
+  status: number | null;
+  durationMs: number;
+  response: string;
+}
+
 export interface DB {
   users: UsersTable;
   apps: AppsTable;
@@ -612,6 +659,10 @@ export interface DB {
   catalogVersions: CatalogVersionsTable;
   faults: FaultsTable;
   requestLog: RequestLogTable;
+  userEvents: UserEventsTable;
+  webhookEndpoints: WebhookEndpointsTable;
+  webhookDeliveries: WebhookDeliveriesTable;
+  webhookAttempts: WebhookAttemptsTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -635,3 +686,7 @@ export type Export = Selectable<ExportsTable>;
 export type NewOrder = Insertable<OrdersTable>;
 export type ShippingMethod = Selectable<ShippingMethodsTable>;
 export type OrderEvaluation = Selectable<OrderEvaluationsTable>;
+export type UserEvent = Selectable<UserEventsTable>;
+export type WebhookEndpoint = Selectable<WebhookEndpointsTable>;
+export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
+export type WebhookAttempt = Selectable<WebhookAttemptsTable>;

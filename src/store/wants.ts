@@ -258,13 +258,13 @@ export async function alertWants(
   idMetaproduct: number | null,
   idGame: number,
   seller: number,
+  { mailAlertOnly = true }: { mailAlertOnly?: boolean } = {},
 ): Promise<AlertWant[]> {
-  return db
+  let q = db
     .selectFrom('wants as w')
     .innerJoin('wantslists as l', 'l.idWantslist', 'w.idWantslist')
     .selectAll('w')
     .select(['l.idUser', 'l.name as listName'])
-    .where('w.mailAlert', '=', 1)
     .where('l.idGame', '=', idGame)
     .where('l.idUser', '<>', seller)
     .where((eb) =>
@@ -272,6 +272,7 @@ export async function alertWants(
         ? eb('w.idProduct', '=', idProduct)
         : eb.or([eb('w.idProduct', '=', idProduct), eb('w.idMetaproduct', '=', idMetaproduct)]),
     )
-    .orderBy('w.seq')
-    .execute();
+    .orderBy('w.seq');
+  if (mailAlertOnly) q = q.where('w.mailAlert', '=', 1);
+  return q.execute();
 }

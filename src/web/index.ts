@@ -14,6 +14,7 @@ import { homePages } from './home.js';
 import { langFromAcceptLanguage, translator } from './i18n/index.js';
 import { profilePages } from './profile.js';
 import { requestPages } from './requests.js';
+import { webhookPages } from './webhooks.js';
 import { ASSETS_DIR, render } from './render.js';
 import { cookieOptions, sessionHook, websiteCookieSecret } from './session.js';
 import { pageHeaders } from './headers.js';
@@ -85,6 +86,7 @@ export async function websitePlugin(
     pages.addHook('onRequest', sessionHook(services));
     homePages(pages, services);
     accountPages(pages, services);
+    webhookPages(pages, services);
     profilePages(pages, services);
     authorizePages(pages, services);
     requestPages(pages, services);

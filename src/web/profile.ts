@@ -10,6 +10,7 @@ import {
 } from '../auth/own-apps.js';
 import { endAllSessions } from '../auth/sessions.js';
 import { getAccount, setDisplayLanguage, setVacation } from '../domain/account.js';
+import { listEndpoints } from '../domain/webhooks.js';
 import {
   completeSellerActivation,
   parseBankDetails,
@@ -48,12 +49,13 @@ export function profilePages(app: FastifyInstance, services: Services): void {
 
   const showProfile = async (request: FastifyRequest, reply: FastifyReply, failed?: FormState) => {
     const idUser = request.user!.idUser;
-    const [account, activation, apps, authorizations, sessions] = await Promise.all([
+    const [account, activation, apps, authorizations, sessions, endpoints] = await Promise.all([
       getAccount(services, idUser),
       sellerActivationStatus(services, idUser),
       listOwnApps(services, idUser),
       listAuthorizations(services, idUser),
       countSessionsOfUser(services.database.db, idUser, services.clock.now()),
+      listEndpoints(services, idUser),
     ]);
     return render(
       request,
@@ -66,6 +68,7 @@ export function profilePages(app: FastifyInstance, services: Services): void {
         apps,
         authorizations,
         sessions,
+        endpoints,
         tokenDays: services.config.thirdPartyTokenDays,
         failed: failed ?? null,
       },

@@ -13,6 +13,7 @@ import * as m0016 from './0016_offer_index.js';
 import * as m0008_3 from './0008_3_seller_activation.js';
 import * as m0015 from './0015_faults.js';
 import * as m0013 from './0013_request_log.js';
+import * as m0012 from './0012_events_webhooks.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from a folder so the same list works
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0015_faults': m0015,
   '0013_request_log': m0013,
   '0016_offer_index': m0016,
+  '0012_events_webhooks': m0012,
 };

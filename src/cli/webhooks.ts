@@ -1,0 +1,125 @@
+import type { Command } from 'commander';
+import {
+  createEndpoint,
+  endpointAttempts,
+  endpointSecret,
+  listEndpoints,
+  ownEndpoint,
+  removeEndpoint,
+} from '../domain/webhooks.js';
+import type { Services } from '../services.js';
+import { listAppsOfUser } from '../store/apps.js';
+import type { WebhookEndpoint } from '../store/schema.js';
+import { CliError, printJson, reportErrors, userByName, withServices } from './context.js';
+
+/** What the operator sees of an endpoint: everything the profile page shows, the secret included. */
+function describeEndpoint(services: Services, e: WebhookEndpoint) {
+  return {
+    idEndpoint: e.idEndpoint,
+    idApp: e.idApp,
+    url: e.url,
+    kinds: e.kinds === '*' ? ['*'] : e.kinds.split(','),
+    enabled: e.enabled === 1,
+    secret: endpointSecret(services.serverKey, e),
+    failingSince: e.failingSince === null ? null : new Date(e.failingSince).toISOString(),
+    disabledAt: e.disabledAt === null ? null : new Date(e.disabledAt).toISOString(),
+  };
+}
+
+function endpointId(text: string): number {
+  if (!/^\d{1,9}$/.test(text)) throw new CliError(`"${text}" is not an endpoint id.`);
+  return Number(text);
+}
+
+/** `cardbazaar webhook …`: the operator's side of the profile page's webhook endpoints. */
+export function registerWebhookCommands(program: Command): void {
+  const webhook = program
+    .command('webhook')
+    .description('Webhook endpoints of apps (README, "Events and webhooks").');
+  webhook
+    .command('create')
+    .description("Register an endpoint for a user's app; prints it with its signing secret as JSON.")
+    .requiredOption('--user <name>', 'the owner of the app')
+    .requiredOption('--url <url>', 'where the events are POSTed')
+    .option('--app <idApp>', "which of the user's apps (default: their first live dedicated app)")
+    .option('--kinds <list>', 'comma-separated event kinds (default: all)', '*')
+    .option('--disabled', 'register it disabled')
+    .action(
+      reportErrors(
+        async (
+          opts: { user: string; url: string; app?: string; kinds: string; disabled?: boolean },
+          cmd: Command,
+        ) => {
+          await withServices(cmd, async (services) => {
+            const user = await userByName(services, opts.user);
+            let idApp: number;
+            if (opts.app !== undefined) {
+              if (!/^\d{1,9}$/.test(opts.app)) throw new CliError(`"${opts.app}" is not an app id.`);
+              idApp = Number(opts.app);
+            } else {
+              const app = (await listAppsOfUser(services.database.db, user.idUser)).find(
+                (a) => a.kind === 'dedicated' && a.revokedAt === null,
+              );
+              if (!app) throw new CliError(`${opts.user} has no live dedicated app: give --app.`);
+              idApp = app.idApp;
+            }
+            const endpoint = await createEndpoint(services, services.config, user.idUser, {
+              idApp,
+              url: opts.url,
+              kinds: opts.kinds,
+              enabled: opts.disabled !== true,
+            });
+            printJson(describeEndpoint(services, endpoint));
+          });
+        },
+      ),
+    );
+  webhook
+    .command('list')
+    .description(
+      "Print a user's endpoints (with --user) or every endpoint, with secrets and recent attempts, as JSON.",
+    )
+    .option('--user <name>', 'only this user’s apps')
+    .action(
+      reportErrors(async (opts: { user?: string }, cmd: Command) => {
+        await withServices(cmd, async (services) => {
+          const endpoints = opts.user
+            ? await listEndpoints(services, (await userByName(services, opts.user)).idUser)
+            : await services.database.db
+                .selectFrom('webhookEndpoints')
+                .selectAll()
+                .orderBy('idEndpoint')
+                .execute();
+          const out = [];
+          for (const e of endpoints) {
+            const attempts = await endpointAttempts(services, null, e.idEndpoint, 5);
+            out.push({
+              ...describeEndpoint(services, e),
+              recentAttempts: attempts.map((a) => ({
+                idDelivery: a.idDelivery,
+                idEvent: a.idEvent,
+                type: a.type,
+                at: new Date(a.at).toISOString(),
+                status: a.status,
+                durationMs: a.durationMs,
+              })),
+            });
+          }
+          printJson(out);
+        });
+      }),
+    );
+  webhook
+    .command('delete <idEndpoint>')
+    .description('Delete an endpoint with its deliveries and attempts.')
+    .action(
+      reportErrors(async (id: string, _opts: unknown, cmd: Command) => {
+        await withServices(cmd, async (services) => {
+          const idEndpoint = endpointId(id);
+          await ownEndpoint(services, null, idEndpoint);
+          await removeEndpoint(services, null, idEndpoint);
+          printJson({ deleted: idEndpoint });
+        });
+      }),
+    );
+}

@@ -1,0 +1,228 @@
+import { loadArticleViews } from '../store/articles.js';
+import type { Executor, Tx } from '../store/db.js';
+import { findExport } from '../store/exports.js';
+import type { Export, Message } from '../store/schema.js';
+import { insertUserEvents, userEventsAfter } from '../store/user-events.js';
+import { findUserById } from '../store/users.js';
+import { anyEnabledEndpoint, endpointsHearing, insertDeliveries } from '../store/webhooks.js';
+import { mapArticle } from '../mappers/article.js';
+import { encodeEventData } from '../mappers/event.js';
+import { mapExport } from '../mappers/export.js';
+import { mapMessage } from '../mappers/message.js';
+import { mapOrder } from '../mappers/order.js';
+import { mapUser } from '../mappers/user.js';
+import type { DomainContext } from './context.js';
+import { type AfterCommit, EVENTS, type EventDispatcher } from './events.js';
+import { loadOrderView } from './order-views.js';
+
+/**
+ * The public events (README, "Events and webhooks"): what apps hear through the feed
+ * (`GET /events`) and webhooks. Each is derived from an outbox row by its handler, in the
+ * transaction that delivers that row, so a public event exists exactly when its cause committed.
+ * The data is the changed entity mapped for the receiving user as the API shows it to them, at the
+ * moment the event is derived (within a second of the change on a running server).
+ */
+export const EVENT_KINDS = {
+  /** An order of mine (as buyer or seller) changed state, `lost` included: { previousState, order }. */
+  orderStateChanged: 'order.stateChanged',
+  /** Buyer or seller asked to cancel an order of mine: { requestedBy, order }. */
+  orderCancellationRequested: 'order.cancellationRequested',
+  /** The buyer evaluated an order of mine: { order }. */
+  orderEvaluated: 'order.evaluated',
+  /** The seller gave an order of mine a tracking number: { order }. */
+  orderTrackingNumberSet: 'order.trackingNumberSet',
+  /** A message arrived for me: { partner, message }. */
+  messageReceived: 'message.received',
+  /** Copies of my article went into someone's shopping cart: { count, article }. */
+  articleReserved: 'article.reserved',
+  /** Copies of my article were bought (one event per order line): { idOrder, article }. */
+  articleSold: 'article.sold',
+  /** An offer matching a want of mine became available or cheaper: { wants, article }. */
+  wantOfferFound: 'wantslist.offerFound',
+  /** An export I requested is ready to download: { export }. */
+  exportReady: 'export.ready',
+} as const;
+
+export type EventKind = (typeof EVENT_KINDS)[keyof typeof EVENT_KINDS];
+export const EVENT_KIND_NAMES: readonly EventKind[] = Object.values(EVENT_KINDS);
+
+export function isEventKind(text: string): text is EventKind {
+  return (EVENT_KIND_NAMES as readonly string[]).includes(text);
+}
+
+export interface RaisedEvent {
+  idUser: number;
+  type: EventKind;
+  data: unknown;
+}
+
+/** What the derivation needs beyond the database: the export links (server key, public address). */
+export interface UserEventOptions {
+  exportUrl: (e: Export) => string | null;
+  /** Called after a transaction that queued webhook deliveries committed. */
+  deliveriesQueued?: () => void;
+}
+
+/**
+ * Records events for their users and queues one delivery per endpoint that hears the user and
+ * wants the kind. Called in the transaction of the outbox delivery.
+ */
+export async function raiseUserEvents(tx: Executor, now: number, events: RaisedEvent[]): Promise<boolean> {
+  const rows = await insertUserEvents(
+    tx,
+    events.map((e) => ({ idUser: e.idUser, type: e.type, payload: encodeEventData(e.data) })),
+    now,
+  );
+  if (rows.length === 0 || !(await anyEnabledEndpoint(tx))) return false;
+  const hearing = new Map<number, Awaited<ReturnType<typeof endpointsHearing>>>();
+  const deliveries: Array<{ idEndpoint: number; idEvent: number }> = [];
+  for (const row of rows) {
+    let endpoints = hearing.get(row.idUser);
+    if (!endpoints) {
+      endpoints = await endpointsHearing(tx, row.idUser, now);
+      hearing.set(row.idUser, endpoints);
+    }
+    for (const endpoint of endpoints) {
+      if (wantsKind(endpoint.kinds, row.type))
+        deliveries.push({ idEndpoint: endpoint.idEndpoint, idEvent: row.idEvent });
+    }
+  }
+  await insertDeliveries(tx, deliveries, now);
+  return deliveries.length > 0;
+}
+
+export function wantsKind(kinds: string, type: string): boolean {
+  return kinds === '*' || kinds.split(',').includes(type);
+}
+
+async function orderEvents(
+  tx: Executor,
+  idOrder: number,
+  type: EventKind,
+  extra: (role: 'buyer' | 'seller') => Record<string, unknown>,
+): Promise<RaisedEvent[]> {
+  const view = await loadOrderView(tx, idOrder);
+  // An order merged into another is never shown; its survivor's events tell the story.
+  if (view.order.wasMergedInto !== null) return [];
+  return (['buyer', 'seller'] as const).map((role) => {
+    const idUser = role === 'buyer' ? view.order.idBuyer : view.order.idSeller;
+    return { idUser, type, data: { ...extra(role), order: mapOrder(view, idUser) } };
+  });
+}
+
+/** Every copy line of a new order, as the order shows it, to its seller. */
+async function soldEvents(tx: Executor, idOrder: number): Promise<RaisedEvent[]> {
+  const view = await loadOrderView(tx, idOrder);
+  const order = mapOrder(view, view.order.idSeller);
+  const lines = (order as { article?: unknown[] }).article ?? [];
+  const idOrderShown = view.order.wasMergedInto ?? idOrder;
+  return lines.map((article) => ({
+    idUser: view.order.idSeller,
+    type: EVENT_KINDS.articleSold,
+    data: { idOrder: idOrderShown, article },
+  }));
+}
+
+async function messageEvents(tx: Executor, seq: number): Promise<RaisedEvent[]> {
+  const message = (await tx.selectFrom('messages').selectAll().where('seq', '=', seq).executeTakeFirst()) as
+    Message | undefined;
+  if (!message) return [];
+  const sender = await findUserById(tx, message.idSender);
+  if (!sender) return [];
+  return [
+    {
+      idUser: message.idReceiver,
+      type: EVENT_KINDS.messageReceived,
+      data: { partner: mapUser(sender, 'public'), message: mapMessage(message, message.idReceiver) },
+    },
+  ];
+}
+
+async function reservedEvents(tx: Executor, idArticle: number, count: number): Promise<RaisedEvent[]> {
+  const [view] = await loadArticleViews(tx, [idArticle]);
+  if (!view) return [];
+  return [
+    {
+      idUser: view.idUser,
+      type: EVENT_KINDS.articleReserved,
+      data: { count, article: mapArticle(view, { context: 'stock', inShoppingCart: true }) },
+    },
+  ];
+}
+
+type Payload = Record<string, unknown>;
+
+/** The handlers that turn outbox rows into public events. */
+export function registerUserEventHandlers(events: EventDispatcher, options: UserEventOptions): void {
+  const raise =
+    (derive: (ctx: DomainContext, tx: Tx, p: Payload) => Promise<RaisedEvent[]>) =>
+    async (ctx: DomainContext, tx: Tx, payload: unknown): Promise<AfterCommit | undefined> => {
+      const raised = await derive(ctx, tx, payload as Payload);
+      if (raised.length === 0) return undefined;
+      const queued = await raiseUserEvents(tx, ctx.clock.now(), raised);
+      return queued ? options.deliveriesQueued : undefined;
+    };
+
+  events.on(
+    EVENTS.orderStateChanged,
+    raise(async (_ctx, tx, p) => {
+      const idOrder = p.idOrder as number;
+      const raised = await orderEvents(tx, idOrder, EVENT_KINDS.orderStateChanged, () => ({
+        previousState: (p.from as string | null) ?? null,
+      }));
+      if (p.from === null && p.to === 'bought') raised.push(...(await soldEvents(tx, idOrder)));
+      return raised;
+    }),
+  );
+  events.on(
+    EVENTS.orderMerged,
+    raise(async (_ctx, tx, p) => soldEvents(tx, p.idOrder as number)),
+  );
+  events.on(
+    EVENTS.orderChanged,
+    raise(async (_ctx, tx, p) => {
+      const idOrder = p.idOrder as number;
+      switch (p.change) {
+        case 'cancellationRequested':
+          return orderEvents(tx, idOrder, EVENT_KINDS.orderCancellationRequested, () => ({
+            requestedBy: p.by as string,
+          }));
+        case 'evaluated':
+          return orderEvents(tx, idOrder, EVENT_KINDS.orderEvaluated, () => ({}));
+        case 'trackingNumber':
+          return orderEvents(tx, idOrder, EVENT_KINDS.orderTrackingNumberSet, () => ({}));
+        default:
+          return [];
+      }
+    }),
+  );
+  events.on(
+    EVENTS.messageSent,
+    raise(async (_ctx, tx, p) => messageEvents(tx, p.seq as number)),
+  );
+  events.on(
+    EVENTS.articleReserved,
+    raise(async (_ctx, tx, p) => reservedEvents(tx, p.idArticle as number, p.count as number)),
+  );
+  events.on(
+    EVENTS.exportFinished,
+    raise(async (_ctx, tx, p) => {
+      const e = await findExport(tx, p.idRequest as number);
+      if (e?.status !== 'finished') return [];
+      return [
+        {
+          idUser: e.idUser,
+          type: EVENT_KINDS.exportReady,
+          data: { export: mapExport(e, options.exportUrl(e)) },
+        },
+      ];
+    }),
+  );
+}
+
+export const FEED_PAGE = 100;
+
+/** `GET /events`: a user's events after `since`, oldest first (README, "Events and webhooks"). */
+export async function readEventFeed(ctx: DomainContext, idUser: number, since: number, limit: number) {
+  return userEventsAfter(ctx.database.db, idUser, since, limit);
+}

@@ -1,0 +1,579 @@
+import { createHmac, randomBytes, randomInt } from 'node:crypto';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { BlockList, isIP } from 'node:net';
+import type { Logger } from 'pino';
+import { newSalt } from '../auth/credentials.js';
+import type { Clock } from '../clock.js';
+import { badRequest, notFound } from '../errors.js';
+import { mapEvent } from '../mappers/event.js';
+import { findAppById, listAppsOfUser } from '../store/apps.js';
+import type { App, WebhookEndpoint } from '../store/schema.js';
+import {
+  attemptsOfEndpoint,
+  type ClaimedDelivery,
+  claimDueDeliveries,
+  countEndpointsOfApp,
+  deleteEndpoint,
+  endpointsOfApps,
+  failPendingDeliveries,
+  findDelivery,
+  findEndpoint,
+  insertAttempt,
+  insertEndpoint,
+  pruneWebhookHistory,
+  requeueDelivery,
+  settleDelivery,
+  updateEndpoint,
+} from '../store/webhooks.js';
+import type { DomainContext } from './context.js';
+import { FieldCheck } from './validation.js';
+import { EVENT_KIND_NAMES, isEventKind } from './user-events.js';
+import { sendSystemMessage } from './system-messages.js';
+
+/**
+ * Webhooks (README, "Events and webhooks"): endpoints an app's owner registers, signed `POST`s of
+ * each public event, retried with exponential backoff and jitter for up to three days of
+ * marketplace time, an endpoint failing for three days disabled with a system message to its
+ * owner, every attempt kept for 30 days.
+ */
+
+export const MAX_ENDPOINTS_PER_APP = 10;
+export const MAX_URL_LENGTH = 2000;
+export const RETRY_WINDOW_MS = 3 * 24 * 3600 * 1000;
+export const HISTORY_MS = 30 * 24 * 3600 * 1000;
+/** The first retry comes after about this long; each further one waits twice as long, up to the cap. */
+export const FIRST_RETRY_MS = 30 * 1000;
+export const MAX_RETRY_DELAY_MS = 6 * 3600 * 1000;
+export const RESPONSE_KEPT_BYTES = 1024;
+export const SIGNATURE_HEADER = 'Cardbazaar-Signature';
+
+export interface WebhookSettings {
+  mode: 'sandbox' | 'production';
+  webhookAllowPrivate: boolean;
+  webhookTimeoutMs: number;
+}
+
+// ---- endpoints -------------------------------------------------------------------------------
+
+/** The signing secret: derived from the server key, never stored (like app credentials). */
+export function endpointSecret(serverKey: string, e: Pick<WebhookEndpoint, 'idEndpoint' | 'salt'>): string {
+  return `whsec_${createHmac('sha256', serverKey).update(`webhook:${e.idEndpoint}:${e.salt}`).digest('base64url')}`;
+}
+
+/** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, as the README's recipe checks it. */
+export function signatureHeader(secret: string, unixSeconds: number, body: string): string {
+  const mac = createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex');
+  return `t=${unixSeconds},v1=${mac}`;
+}
+
+const PRIVATE = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  PRIVATE.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const) {
+  PRIVATE.addSubnet(net, prefix, 'ipv6');
+}
+
+/** Loopback, private, link-local, shared, multicast and unspecified addresses. */
+export function isPrivateAddress(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return isPrivateAddress(mapped[1]!);
+  const family = isIP(address);
+  if (family === 0) return false;
+  return PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '');
+}
+
+/** Checks an endpoint address; answers the normalized URL. */
+export function checkEndpointUrl(settings: WebhookSettings, raw: string, check: FieldCheck): string {
+  const text = raw.trim();
+  let url: URL | undefined;
+  if (text === '') check.add('url', 'webhook_url_required', 'Give the address the events are sent to.');
+  else if (text.length > MAX_URL_LENGTH)
+    check.add('url', 'webhook_url_too_long', `An address has at most ${MAX_URL_LENGTH} characters.`, {
+      max: MAX_URL_LENGTH,
+    });
+  else {
+    try {
+      url = new URL(text);
+    } catch {
+      check.add('url', 'webhook_url_invalid', `"${text}" is not an absolute URL.`);
+    }
+  }
+  if (!url) return text;
+  const httpAllowed = settings.mode === 'sandbox';
+  if (url.protocol !== 'https:' && !(httpAllowed && url.protocol === 'http:')) {
+    check.add(
+      'url',
+      'webhook_scheme',
+      httpAllowed
+        ? 'A webhook address starts with https:// or http://.'
+        : 'A webhook address starts with https://.',
+    );
+  } else if (url.username || url.password) {
+    check.add('url', 'webhook_credentials', 'A webhook address carries no user name or password.');
+  } else if (
+    settings.mode === 'production' &&
+    !settings.webhookAllowPrivate &&
+    (hostOf(url) === 'localhost' || hostOf(url).endsWith('.localhost') || isPrivateAddress(hostOf(url)))
+  ) {
+    check.add(
+      'url',
+      'webhook_private',
+      'Webhook addresses on loopback or private networks are refused here (the operator may allow them with WEBHOOK_ALLOW_PRIVATE=true).',
+    );
+  }
+  url.hash = '';
+  return url.toString();
+}
+
+/** `*` (or nothing) for every kind, else a comma-separated list of known kinds. */
+export function parseKinds(raw: string | string[] | undefined, check: FieldCheck): string {
+  const list = (Array.isArray(raw) ? raw : (raw ?? '').split(','))
+    .map((k) => k.trim())
+    .filter((k) => k !== '');
+  if (list.length === 0 || list.includes('*')) return '*';
+  const unknown = list.filter((k) => !isEventKind(k));
+  if (unknown.length > 0) {
+    check.add(
+      'kinds',
+      'unknown_event_kind',
+      `Unknown event kind "${unknown[0]}" (known: ${EVENT_KIND_NAMES.join(', ')}).`,
+      {
+        kind: unknown[0]!,
+      },
+    );
+  }
+  return [...new Set(list)].join(',');
+}
+
+export interface EndpointInput {
+  idApp: number;
+  url: string;
+  kinds?: string | string[];
+  enabled?: boolean;
+}
+
+/** The app the endpoint belongs to: one of the user's, live, dedicated or third-party. */
+async function ownApp(ctx: DomainContext, idUser: number | null, idApp: number): Promise<App> {
+  const app = await findAppById(ctx.database.db, idApp);
+  if (!app || app.revokedAt !== null || (idUser !== null && app.idUser !== idUser)) {
+    throw notFound(`You have no app ${idApp}.`, { field: 'idApp' });
+  }
+  return app;
+}
+
+/** Registers an endpoint; `idUser` null is the operator (any user's app). */
+export async function createEndpoint(
+  ctx: DomainContext,
+  settings: WebhookSettings,
+  idUser: number | null,
+  input: EndpointInput,
+): Promise<WebhookEndpoint> {
+  const check = new FieldCheck();
+  const url = checkEndpointUrl(settings, input.url, check);
+  const kinds = parseKinds(input.kinds, check);
+  check.throwIfAny();
+  const app = await ownApp(ctx, idUser, input.idApp);
+  if (app.kind === 'widget') {
+    throw badRequest('A widget app reaches only the public marketplace; it receives no events.', {
+      field: 'idApp',
+      code: 'webhook_widget',
+    });
+  }
+  return ctx.database.transaction(async (tx) => {
+    if ((await countEndpointsOfApp(tx, app.idApp)) >= MAX_ENDPOINTS_PER_APP) {
+      throw badRequest(`An app has at most ${MAX_ENDPOINTS_PER_APP} webhook endpoints.`, {
+        field: 'url',
+        code: 'too_many_webhooks',
+      });
+    }
+    return insertEndpoint(tx, {
+      idApp: app.idApp,
+      url,
+      kinds,
+      enabled: input.enabled === false ? 0 : 1,
+      salt: newSalt(),
+      createdAt: ctx.clock.now(),
+    });
+  });
+}
+
+/** The endpoints of a user's apps (revoked apps included: their history stays visible). */
+export async function listEndpoints(ctx: DomainContext, idUser: number): Promise<WebhookEndpoint[]> {
+  const apps = await listAppsOfUser(ctx.database.db, idUser);
+  return endpointsOfApps(
+    ctx.database.db,
+    apps.map((a) => a.idApp),
+  );
+}
+
+/** An endpoint of one of the user's apps (`idUser` null: the operator's, any). */
+export async function ownEndpoint(
+  ctx: DomainContext,
+  idUser: number | null,
+  idEndpoint: number,
+): Promise<WebhookEndpoint> {
+  const endpoint = await findEndpoint(ctx.database.db, idEndpoint);
+  if (endpoint) {
+    const app = await findAppById(ctx.database.db, endpoint.idApp);
+    if (app && (idUser === null || app.idUser === idUser)) return endpoint;
+  }
+  throw notFound(`There is no webhook endpoint ${idEndpoint} of yours.`, { field: 'idEndpoint' });
+}
+
+export async function setEndpointEnabled(
+  ctx: DomainContext,
+  idUser: number | null,
+  idEndpoint: number,
+  enabled: boolean,
+): Promise<void> {
+  await ownEndpoint(ctx, idUser, idEndpoint);
+  await updateEndpoint(
+    ctx.database.db,
+    idEndpoint,
+    enabled
+      ? { enabled: 1, disabledAt: null, failingSince: null }
+      : { enabled: 0, disabledAt: ctx.clock.now() },
+  );
+}
+
+export async function removeEndpoint(
+  ctx: DomainContext,
+  idUser: number | null,
+  idEndpoint: number,
+): Promise<void> {
+  await ownEndpoint(ctx, idUser, idEndpoint);
+  await ctx.database.transaction((tx) => deleteEndpoint(tx, idEndpoint));
+}
+
+export async function endpointAttempts(
+  ctx: DomainContext,
+  idUser: number | null,
+  idEndpoint: number,
+  limit = 20,
+) {
+  await ownEndpoint(ctx, idUser, idEndpoint);
+  return attemptsOfEndpoint(ctx.database.db, idEndpoint, limit);
+}
+
+/** "Send again": the delivery is queued for now, with three fresh days of retries. */
+export async function sendAgain(
+  ctx: DomainContext,
+  idUser: number | null,
+  idDelivery: number,
+): Promise<void> {
+  const delivery = await findDelivery(ctx.database.db, idDelivery);
+  if (!delivery) throw notFound(`There is no delivery ${idDelivery} of yours.`, { field: 'idDelivery' });
+  const endpoint = await ownEndpoint(ctx, idUser, delivery.idEndpoint).catch(() => {
+    throw notFound(`There is no delivery ${idDelivery} of yours.`, { field: 'idDelivery' });
+  });
+  if (endpoint.enabled !== 1) {
+    throw badRequest('The endpoint is disabled: enable it first.', { field: 'idDelivery' });
+  }
+  await requeueDelivery(ctx.database.db, idDelivery, ctx.clock.now());
+}
+
+// ---- delivery --------------------------------------------------------------------------------
+
+export interface PostResult {
+  status: number | null;
+  response: string;
+  durationMs: number;
+}
+
+/**
+ * One `POST`: no redirects followed, at most `timeoutMs` for the whole exchange, the first 1 KB of
+ * the answer kept. With `refusePrivate`, an address that resolves to a private or loopback address
+ * is refused at connection time too (a name pointing inside the network, or changed after the
+ * endpoint was registered).
+ */
+export function postJson(
+  target: string,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  refusePrivate: boolean,
+): Promise<PostResult> {
+  const started = performance.now();
+  const done = (status: number | null, response: string): PostResult => ({
+    status,
+    response,
+    durationMs: Math.round(performance.now() - started),
+  });
+  return new Promise((resolve) => {
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      resolve(done(null, 'invalid address'));
+      return;
+    }
+    if (refusePrivate && isPrivateAddress(hostOf(url))) {
+      resolve(done(null, 'refused: private or loopback address'));
+      return;
+    }
+    const lookup = (
+      hostname: string,
+      options: object,
+      callback: (
+        err: NodeJS.ErrnoException | null,
+        address: string | LookupAddress[],
+        family?: number,
+      ) => void,
+    ) => {
+      dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+        if (err) return callback(err, []);
+        const list = addresses as LookupAddress[];
+        if (refusePrivate && list.some((a) => isPrivateAddress(a.address))) {
+          return callback(
+            Object.assign(new Error('refused: resolves to a private or loopback address'), {
+              code: 'EPRIVATE',
+            }),
+            [],
+          );
+        }
+        if ((options as { all?: boolean }).all) return callback(null, list);
+        callback(null, list[0]!.address, list[0]!.family);
+      });
+    };
+    const client = url.protocol === 'https:' ? https : http;
+    let settled = false;
+    const finish = (r: PostResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(r);
+    };
+    const req = client.request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'Content-Length': Buffer.byteLength(body) },
+        lookup: lookup as never,
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (kept < RESPONSE_KEPT_BYTES) {
+            chunks.push(chunk);
+            kept += chunk.length;
+          }
+          if (kept >= RESPONSE_KEPT_BYTES) {
+            finish(
+              done(
+                res.statusCode ?? null,
+                Buffer.concat(chunks).subarray(0, RESPONSE_KEPT_BYTES).toString('utf8'),
+              ),
+            );
+            res.destroy();
+          }
+        });
+        res.on('end', () => finish(done(res.statusCode ?? null, Buffer.concat(chunks).toString('utf8'))));
+        res.on('error', () => finish(done(res.statusCode ?? null, Buffer.concat(chunks).toString('utf8'))));
+      },
+    );
+    const timer = setTimeout(() => {
+      finish(done(null, `no answer within ${timeoutMs} ms`));
+      req.destroy();
+    }, timeoutMs);
+    req.on('error', (err) => finish(done(null, err.message.slice(0, RESPONSE_KEPT_BYTES))));
+    req.end(body);
+  });
+}
+
+/** The delay before retry number `attempts` (1 = the first retry): doubling, capped, jittered. */
+export function retryDelay(attempts: number): number {
+  const base = Math.min(FIRST_RETRY_MS * 2 ** Math.min(attempts - 1, 30), MAX_RETRY_DELAY_MS);
+  // "Equal jitter": between half and all of the step, so instances retrying one dead receiver
+  // spread out while the backoff still grows.
+  return Math.round(base / 2 + randomInt(0, Math.floor(base / 2) + 1));
+}
+
+export interface DelivererContext extends DomainContext {
+  wallClock: Clock;
+  serverKey: string;
+  config: WebhookSettings;
+  log?: Logger;
+}
+
+const CLAIM_BATCH = 50;
+
+/**
+ * Delivers due webhook attempts. Several instances on one database share the work: each claims
+ * rows for a lease (real time) before sending, settles them afterwards only while that lease
+ * holds, and a process killed in between leaves them to be claimed again once the lease runs out.
+ */
+export class WebhookDeliverer {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+  private again = false;
+  private lastPrune = 0;
+  readonly instanceId = randomBytes(6).toString('hex');
+
+  constructor(private readonly ctx: DelivererContext) {}
+
+  /** How long a claim holds: the answer's time limit with room to record it. */
+  get leaseMs(): number {
+    return 2 * this.ctx.config.webhookTimeoutMs + 1000;
+  }
+
+  /** Delivers what is due now; returns how many attempts were made. */
+  deliverDue(): Promise<number> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.pass().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  /** Something was queued: deliver soon (coalesced with a running pass). */
+  wake(): void {
+    if (!this.timer) return;
+    this.deliverDue().catch((err) => this.ctx.log?.error({ err }, 'webhook delivery failed'));
+  }
+
+  private async pass(): Promise<number> {
+    let attempts = 0;
+    for (;;) {
+      this.again = false;
+      const now = this.ctx.clock.now();
+      await this.prune(now);
+      const wallNow = this.ctx.wallClock.now();
+      const token = `${this.instanceId}:${randomBytes(6).toString('hex')}`;
+      const claimed = await claimDueDeliveries(
+        this.ctx.database,
+        now,
+        wallNow,
+        wallNow + this.leaseMs,
+        token,
+        CLAIM_BATCH,
+      );
+      if (claimed.length === 0 && !this.again) return attempts;
+      // In order per endpoint; endpoints side by side.
+      const byEndpoint = new Map<number, ClaimedDelivery[]>();
+      for (const c of claimed)
+        byEndpoint.set(c.endpoint.idEndpoint, [...(byEndpoint.get(c.endpoint.idEndpoint) ?? []), c]);
+      await Promise.all(
+        [...byEndpoint.values()].map(async (list) => {
+          for (const c of list) {
+            await this.attempt(c, token);
+            attempts++;
+          }
+        }),
+      );
+      if (claimed.length < CLAIM_BATCH && !this.again) return attempts;
+    }
+  }
+
+  private async prune(now: number): Promise<void> {
+    if (now - this.lastPrune < 3600 * 1000 && now >= this.lastPrune) return;
+    this.lastPrune = now;
+    await pruneWebhookHistory(this.ctx.database.db, now - HISTORY_MS);
+  }
+
+  private async attempt(c: ClaimedDelivery, token: string): Promise<void> {
+    const body = JSON.stringify(mapEvent(c.event));
+    const unix = Math.floor(this.ctx.wallClock.now() / 1000);
+    const secret = endpointSecret(this.ctx.serverKey, c.endpoint);
+    const result = await postJson(
+      c.endpoint.url,
+      body,
+      {
+        'Content-Type': 'application/json; charset=utf-8',
+        'User-Agent': 'cardbazaar-webhooks/1',
+        [SIGNATURE_HEADER]: signatureHeader(secret, unix, body),
+        'Cardbazaar-Event-Id': String(c.event.idEvent),
+        'Cardbazaar-Event-Type': c.event.type,
+        'Cardbazaar-Delivery-Id': String(c.delivery.idDelivery),
+      },
+      this.ctx.config.webhookTimeoutMs,
+      this.ctx.config.mode === 'production' && !this.ctx.config.webhookAllowPrivate,
+    );
+    const ok = result.status !== null && result.status >= 200 && result.status < 300;
+    const now = this.ctx.clock.now();
+    await this.ctx.database.transaction(async (tx) => {
+      const attempts = c.delivery.attempts + 1;
+      const giveUpAt = c.delivery.createdAt + RETRY_WINDOW_MS;
+      const changes = ok
+        ? { state: 'delivered' as const, attempts, finishedAt: now }
+        : now >= giveUpAt
+          ? { state: 'failed' as const, attempts, finishedAt: now }
+          : { attempts, nextAttemptAt: Math.min(now + retryDelay(attempts), giveUpAt) };
+      // Lost the lease (this attempt outlived it): the delivery belongs to whoever claimed it since.
+      if (!(await settleDelivery(tx, c.delivery.idDelivery, token, changes))) return;
+      await insertAttempt(tx, {
+        idDelivery: c.delivery.idDelivery,
+        idEndpoint: c.endpoint.idEndpoint,
+        at: now,
+        status: result.status,
+        durationMs: result.durationMs,
+        response: result.response,
+      });
+      const endpoint = await findEndpoint(tx, c.endpoint.idEndpoint);
+      if (!endpoint) return;
+      if (ok) {
+        if (endpoint.failingSince !== null)
+          await updateEndpoint(tx, endpoint.idEndpoint, { failingSince: null });
+        return;
+      }
+      if (endpoint.failingSince === null) {
+        await updateEndpoint(tx, endpoint.idEndpoint, { failingSince: now });
+      } else if (endpoint.enabled === 1 && now - endpoint.failingSince >= RETRY_WINDOW_MS) {
+        await updateEndpoint(tx, endpoint.idEndpoint, { enabled: 0, disabledAt: now });
+        await failPendingDeliveries(tx, endpoint.idEndpoint, now);
+        const app = await findAppById(tx, endpoint.idApp);
+        if (app) {
+          await sendSystemMessage(
+            tx,
+            now,
+            app.idUser,
+            `Your webhook endpoint ${endpoint.idEndpoint} (${endpoint.url}) of app "${app.name}" has failed every delivery for 3 days and was disabled. ` +
+              `Last answer: ${result.status ?? 'none'} ${result.response.slice(0, 200)}. Enable it again on your profile page once it answers 2xx.`,
+          );
+        }
+      }
+    });
+  }
+
+  start(intervalMs = 250): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      this.deliverDue().catch((err) => this.ctx.log?.error({ err }, 'webhook delivery failed'));
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => {});
+  }
+}

@@ -1,0 +1,38 @@
+import type { UserEvent } from '../store/schema.js';
+import { Money, timestamp } from './values.js';
+
+/**
+ * The Event entity (an extension; README, "Events and webhooks"): `idEvent, type, created,
+ * idUser, data`, where `data` holds the changed entity as the API shows it to that user. The data
+ * is stored mapped, as it was when the event happened, with money kept as cents so that XML still
+ * writes two decimals and JSON a number.
+ */
+export function mapEvent(e: UserEvent) {
+  return {
+    idEvent: e.idEvent,
+    type: e.type,
+    created: timestamp(e.createdAt),
+    idUser: e.idUser,
+    data: decodeEventData(e.payload),
+  };
+}
+
+const CENTS = '$cents';
+
+/** The stored form of a mapped tree: JSON, with every `Money` as `{"$cents": n}`. */
+export function encodeEventData(tree: unknown): string {
+  return JSON.stringify(tree, function (this: Record<string, unknown>, key, value: unknown) {
+    const original = this[key];
+    return original instanceof Money ? { [CENTS]: original.cents } : value;
+  });
+}
+
+export function decodeEventData(text: string): unknown {
+  return JSON.parse(text, (_key, value: unknown) => {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const keys = Object.keys(value);
+      if (keys.length === 1 && keys[0] === CENTS) return new Money((value as Record<string, number>)[CENTS]!);
+    }
+    return value;
+  });
+}

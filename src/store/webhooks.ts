@@ -1,0 +1,354 @@
+import { sql } from 'kysely';
+import type { Database, Executor } from './db.js';
+import type { UserEvent, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './schema.js';
+
+/** Webhook endpoints, their deliveries and attempts (README, "Events and webhooks"). */
+
+export async function insertEndpoint(
+  db: Executor,
+  row: Omit<WebhookEndpoint, 'idEndpoint' | 'failingSince' | 'disabledAt'>,
+): Promise<WebhookEndpoint> {
+  return db
+    .insertInto('webhookEndpoints')
+    .values({ ...row, failingSince: null, disabledAt: null })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function findEndpoint(db: Executor, idEndpoint: number): Promise<WebhookEndpoint | undefined> {
+  return db
+    .selectFrom('webhookEndpoints')
+    .selectAll()
+    .where('idEndpoint', '=', idEndpoint)
+    .executeTakeFirst();
+}
+
+export async function endpointsOfApps(db: Executor, idApps: number[]): Promise<WebhookEndpoint[]> {
+  if (idApps.length === 0) return [];
+  return db
+    .selectFrom('webhookEndpoints')
+    .selectAll()
+    .where('idApp', 'in', idApps)
+    .orderBy('idEndpoint')
+    .execute();
+}
+
+export async function countEndpointsOfApp(db: Executor, idApp: number): Promise<number> {
+  const r = await db
+    .selectFrom('webhookEndpoints')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('idApp', '=', idApp)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export async function updateEndpoint(
+  db: Executor,
+  idEndpoint: number,
+  changes: Partial<Pick<WebhookEndpoint, 'enabled' | 'failingSince' | 'disabledAt' | 'url' | 'kinds'>>,
+): Promise<void> {
+  await db.updateTable('webhookEndpoints').set(changes).where('idEndpoint', '=', idEndpoint).execute();
+}
+
+/** Deletes an endpoint with its deliveries and attempts. */
+export async function deleteEndpoint(db: Executor, idEndpoint: number): Promise<boolean> {
+  await db.deleteFrom('webhookAttempts').where('idEndpoint', '=', idEndpoint).execute();
+  await db.deleteFrom('webhookDeliveries').where('idEndpoint', '=', idEndpoint).execute();
+  const r = await db.deleteFrom('webhookEndpoints').where('idEndpoint', '=', idEndpoint).executeTakeFirst();
+  return r.numDeletedRows === 1n;
+}
+
+/**
+ * The enabled endpoints that hear a user: those of the user's own dedicated apps, and those of
+ * every third-party app the user authorized (a live access token), of apps not revoked.
+ */
+export async function endpointsHearing(
+  db: Executor,
+  idUser: number,
+  now: number,
+): Promise<WebhookEndpoint[]> {
+  return db
+    .selectFrom('webhookEndpoints')
+    .innerJoin('apps', 'apps.idApp', 'webhookEndpoints.idApp')
+    .selectAll('webhookEndpoints')
+    .where('webhookEndpoints.enabled', '=', 1)
+    .where('apps.revokedAt', 'is', null)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('apps.kind', '=', 'dedicated'), eb('apps.idUser', '=', idUser)]),
+        eb.and([
+          eb('apps.kind', '=', 'thirdParty'),
+          eb.exists(
+            eb
+              .selectFrom('accessTokens')
+              .select('accessTokens.idAccessToken')
+              .whereRef('accessTokens.idApp', '=', 'apps.idApp')
+              .where('accessTokens.idUser', '=', idUser)
+              .where('accessTokens.revokedAt', 'is', null)
+              .where((e) =>
+                e.or([e('accessTokens.expiresAt', 'is', null), e('accessTokens.expiresAt', '>', now)]),
+              ),
+          ),
+        ]),
+      ]),
+    )
+    .orderBy('webhookEndpoints.idEndpoint')
+    .execute();
+}
+
+/** Whether any endpoint is enabled at all: most marketplaces have none, and skip the fan-out. */
+export async function anyEnabledEndpoint(db: Executor): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhookEndpoints')
+    .select('idEndpoint')
+    .where('enabled', '=', 1)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function insertDeliveries(
+  db: Executor,
+  rows: Array<{ idEndpoint: number; idEvent: number }>,
+  now: number,
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto('webhookDeliveries')
+    .values(
+      rows.map((r) => ({
+        ...r,
+        state: 'pending' as const,
+        attempts: 0,
+        createdAt: now,
+        nextAttemptAt: now,
+        leaseUntil: null,
+        leaseToken: null,
+        finishedAt: null,
+      })),
+    )
+    .execute();
+}
+
+export interface ClaimedDelivery {
+  delivery: WebhookDelivery;
+  endpoint: WebhookEndpoint;
+  event: UserEvent;
+}
+
+/**
+ * Claims up to `limit` due deliveries for this instance until `leaseUntil` (real time). On
+ * PostgreSQL the candidate rows are locked with `FOR UPDATE SKIP LOCKED`, so instances claiming at
+ * once take disjoint sets instead of waiting on each other; SQLite has one writer at a time, and
+ * its transaction alone keeps two claims apart. The update is conditional as well, so a row can
+ * never be claimed twice while its lease runs.
+ */
+export async function claimDueDeliveries(
+  database: Database,
+  now: number,
+  wallNow: number,
+  leaseUntil: number,
+  leaseToken: string,
+  limit: number,
+): Promise<ClaimedDelivery[]> {
+  const ids = await database.transaction(async (tx) => {
+    let q = tx
+      .selectFrom('webhookDeliveries')
+      .select('idDelivery')
+      .where('state', '=', 'pending')
+      .where('nextAttemptAt', '<=', now)
+      .where((eb) => eb.or([eb('leaseUntil', 'is', null), eb('leaseUntil', '<', wallNow)]))
+      .where('idEndpoint', 'in', (eb) =>
+        eb.selectFrom('webhookEndpoints').select('idEndpoint').where('enabled', '=', 1),
+      )
+      .orderBy('idDelivery')
+      .limit(limit);
+    if (database.dialect === 'postgres') q = q.forUpdate().skipLocked();
+    const candidates = (await q.execute()).map((r) => r.idDelivery);
+    if (candidates.length === 0) return [];
+    const claimed = await tx
+      .updateTable('webhookDeliveries')
+      .set({ leaseUntil, leaseToken })
+      .where('idDelivery', 'in', candidates)
+      .where('state', '=', 'pending')
+      .where((eb) => eb.or([eb('leaseUntil', 'is', null), eb('leaseUntil', '<', wallNow)]))
+      .returning('idDelivery')
+      .execute();
+    return claimed.map((r) => r.idDelivery);
+  });
+  if (ids.length === 0) return [];
+  const rows = await database.db
+    .selectFrom('webhookDeliveries as d')
+    .innerJoin('webhookEndpoints as e', 'e.idEndpoint', 'd.idEndpoint')
+    .innerJoin('userEvents as u', 'u.idEvent', 'd.idEvent')
+    .selectAll('d')
+    .select([
+      'e.idApp',
+      'e.url',
+      'e.kinds',
+      'e.enabled',
+      'e.salt',
+      'e.createdAt as endpointCreatedAt',
+      'e.failingSince',
+      'e.disabledAt',
+      'u.idUser',
+      'u.type',
+      'u.createdAt as eventCreatedAt',
+      'u.payload',
+    ])
+    .where('d.idDelivery', 'in', ids)
+    .orderBy('d.idDelivery')
+    .execute();
+  return rows.map((r) => ({
+    delivery: {
+      idDelivery: r.idDelivery,
+      idEndpoint: r.idEndpoint,
+      idEvent: r.idEvent,
+      state: r.state,
+      attempts: r.attempts,
+      createdAt: r.createdAt,
+      nextAttemptAt: r.nextAttemptAt,
+      leaseUntil: r.leaseUntil,
+      leaseToken: r.leaseToken,
+      finishedAt: r.finishedAt,
+    },
+    endpoint: {
+      idEndpoint: r.idEndpoint,
+      idApp: r.idApp,
+      url: r.url,
+      kinds: r.kinds,
+      enabled: r.enabled,
+      salt: r.salt,
+      createdAt: r.endpointCreatedAt,
+      failingSince: r.failingSince,
+      disabledAt: r.disabledAt,
+    },
+    event: {
+      idEvent: r.idEvent,
+      idUser: r.idUser,
+      type: r.type,
+      createdAt: r.eventCreatedAt,
+      payload: r.payload,
+    },
+  }));
+}
+
+export async function insertAttempt(db: Executor, row: Omit<WebhookAttempt, 'idAttempt'>): Promise<void> {
+  await db.insertInto('webhookAttempts').values(row).execute();
+}
+
+/**
+ * Settles a claimed delivery: applies only while this instance's lease holds (a delivery whose
+ * lease ran out may have been claimed by another instance, which then owns it).
+ */
+export async function settleDelivery(
+  db: Executor,
+  idDelivery: number,
+  leaseToken: string,
+  changes: Partial<Pick<WebhookDelivery, 'state' | 'attempts' | 'nextAttemptAt' | 'finishedAt'>>,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('webhookDeliveries')
+    .set({ ...changes, leaseUntil: null, leaseToken: null })
+    .where('idDelivery', '=', idDelivery)
+    .where('leaseToken', '=', leaseToken)
+    .executeTakeFirst();
+  return r.numUpdatedRows === 1n;
+}
+
+/** Gives up every pending delivery of an endpoint (it was disabled). */
+export async function failPendingDeliveries(db: Executor, idEndpoint: number, now: number): Promise<void> {
+  await db
+    .updateTable('webhookDeliveries')
+    .set({ state: 'failed', finishedAt: now })
+    .where('idEndpoint', '=', idEndpoint)
+    .where('state', '=', 'pending')
+    .execute();
+}
+
+export async function findDelivery(db: Executor, idDelivery: number): Promise<WebhookDelivery | undefined> {
+  return db
+    .selectFrom('webhookDeliveries')
+    .selectAll()
+    .where('idDelivery', '=', idDelivery)
+    .executeTakeFirst();
+}
+
+/** Queues a delivery again now, with a fresh three days (the "send again" button). */
+export async function requeueDelivery(db: Executor, idDelivery: number, now: number): Promise<void> {
+  await db
+    .updateTable('webhookDeliveries')
+    .set({ state: 'pending', nextAttemptAt: now, createdAt: now, finishedAt: null })
+    .where('idDelivery', '=', idDelivery)
+    .execute();
+}
+
+export interface AttemptRow extends WebhookAttempt {
+  idEvent: number;
+  type: string;
+  deliveryState: string;
+}
+
+/** An endpoint's latest attempts, newest first, with the event each was for. */
+export async function attemptsOfEndpoint(
+  db: Executor,
+  idEndpoint: number,
+  limit: number,
+): Promise<AttemptRow[]> {
+  return db
+    .selectFrom('webhookAttempts as a')
+    .innerJoin('webhookDeliveries as d', 'd.idDelivery', 'a.idDelivery')
+    .innerJoin('userEvents as u', 'u.idEvent', 'd.idEvent')
+    .selectAll('a')
+    .select(['d.idEvent', 'u.type', 'd.state as deliveryState'])
+    .where('a.idEndpoint', '=', idEndpoint)
+    .orderBy('a.idAttempt', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** Deliveries of an endpoint, newest first (for the CLI and tests). */
+export async function deliveriesOfEndpoint(db: Executor, idEndpoint: number): Promise<WebhookDelivery[]> {
+  return db
+    .selectFrom('webhookDeliveries')
+    .selectAll()
+    .where('idEndpoint', '=', idEndpoint)
+    .orderBy('idDelivery', 'desc')
+    .execute();
+}
+
+/**
+ * Forgets what is older than `before` (marketplace time): attempts, settled deliveries, and the
+ * events no pending delivery still needs.
+ */
+export async function pruneWebhookHistory(db: Executor, before: number): Promise<void> {
+  await db.deleteFrom('webhookAttempts').where('at', '<', before).execute();
+  await db
+    .deleteFrom('webhookAttempts')
+    .where('idDelivery', 'in', (eb) =>
+      eb
+        .selectFrom('webhookDeliveries')
+        .select('idDelivery')
+        .where('state', '!=', 'pending')
+        .where('createdAt', '<', before),
+    )
+    .execute();
+  await db
+    .deleteFrom('webhookDeliveries')
+    .where('state', '!=', 'pending')
+    .where('createdAt', '<', before)
+    .execute();
+  await db
+    .deleteFrom('userEvents')
+    .where('createdAt', '<', before)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('webhookDeliveries')
+            .select(sql`1`.as('one'))
+            .whereRef('webhookDeliveries.idEvent', '=', 'userEvents.idEvent'),
+        ),
+      ),
+    )
+    .execute();
+}
