@@ -73,3 +73,8 @@ export async function sendSystemMessage(
     receiverDeleted: 0,
   });
 }
+
+/** Whether a user is the marketplace's own voice (the website offers no reply to it). */
+export async function isSystemUser(ctx: { database: { db: Executor } }, idUser: number): Promise<boolean> {
+  return isSystemAccount(ctx.database.db, idUser);
+}

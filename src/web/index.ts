@@ -11,6 +11,10 @@ import { authorizePages } from './authorize.js';
 import { homePages } from './home.js';
 import { langFromAcceptLanguage, translator } from './i18n/index.js';
 import { profilePages } from './profile.js';
+import { messagePages } from './messages.js';
+import { orderPages } from './orders.js';
+import { stockPages } from './stock.js';
+import { wantsPages } from './wants.js';
 import { ASSETS_DIR, render } from './render.js';
 import { cookieOptions, sessionHook } from './session.js';
 import { pageHeaders } from './headers.js';
@@ -37,6 +41,7 @@ export async function websitePlugin(
   app.decorate('webCookieOptions', options);
   app.decorateRequest('user', undefined);
   app.decorateRequest('sessionId', undefined);
+  app.decorateRequest('unreadMessages', 0);
   app.decorateRequest('lang', 'en');
   app.decorateRequest('t', undefined as unknown as FastifyRequest['t']);
 
@@ -84,6 +89,11 @@ export async function websitePlugin(
     accountPages(pages, services);
     profilePages(pages, services);
     authorizePages(pages, services);
+    // Trading: orders, selling, messages, wants lists.
+    orderPages(pages, services);
+    stockPages(pages, services);
+    messagePages(pages, services);
+    wantsPages(pages, services);
   });
 }
 

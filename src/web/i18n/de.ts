@@ -1,6 +1,8 @@
+import { tradeDe } from './trade.js';
 import type { Dictionary } from './index.js';
 
 export const de = {
+  ...tradeDe,
   'nav.profile': 'Profil',
   'nav.signIn': 'Anmelden',
   'nav.signOut': 'Abmelden',

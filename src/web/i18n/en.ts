@@ -1,5 +1,7 @@
+import { tradeEn } from './trade.js';
 /** English: the website's texts, and the keys every other dictionary must have. */
 export const en = {
+  ...tradeEn,
   'nav.profile': 'Profile',
   'nav.signIn': 'Sign in',
   'nav.signOut': 'Sign out',

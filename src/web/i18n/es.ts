@@ -1,6 +1,8 @@
+import { tradeEs } from './trade.js';
 import type { Dictionary } from './index.js';
 
 export const es = {
+  ...tradeEs,
   'nav.profile': 'Perfil',
   'nav.signIn': 'Iniciar sesión',
   'nav.signOut': 'Cerrar sesión',

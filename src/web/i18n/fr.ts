@@ -1,6 +1,8 @@
+import { tradeFr } from './trade.js';
 import type { Dictionary } from './index.js';
 
 export const fr = {
+  ...tradeFr,
   'nav.profile': 'Profil',
   'nav.signIn': 'Se connecter',
   'nav.signOut': 'Se déconnecter',

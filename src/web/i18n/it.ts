@@ -1,6 +1,8 @@
+import { tradeIt } from './trade.js';
 import type { Dictionary } from './index.js';
 
 export const it = {
+  ...tradeIt,
   'nav.profile': 'Profilo',
   'nav.signIn': 'Accedi',
   'nav.signOut': 'Esci',
