@@ -1,3 +1,4 @@
+/* global document */
 // Progressive enhancement of the stock upload: choosing a file fills the text area with it. Without
 // JavaScript the text area takes the file's text pasted in; the form is the same either way.
 for (const input of document.querySelectorAll('input[type=file][data-fills]')) {
