@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CONDITIONS, gameRules, LANGUAGES } from '../domain/catalog.js';
-import { findMetaproducts, listGames } from '../domain/products.js';
+import { findProducts, listGames } from '../domain/products.js';
 import {
   createWantslists,
   deleteWantslist,
@@ -112,14 +112,14 @@ export function wantsPages(app: FastifyInstance, services: Services): void {
     const detail = await getWantslist(services, request.user!.idUser, idWantslist);
     const p = webPage(request);
     // Adding: find by name; each card offers this printing (product) or any printing (metaproduct).
-    let found: Awaited<ReturnType<typeof findMetaproducts>> | null = null;
+    let found: Awaited<ReturnType<typeof findProducts>> | null = null;
     let searchError: Errors = {};
     if (q.search !== undefined) {
       try {
-        found = await findMetaproducts(
+        found = await findProducts(
           services,
           { search: q.search, exact: false, idGame: detail.list.idGame, idLanguage: undefined },
-          { offset: 0, limit: 10 },
+          { offset: 0, limit: 20 },
         );
       } catch (err) {
         searchError = formErrors(request.t, err, ['search']);
