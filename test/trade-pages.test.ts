@@ -5,7 +5,13 @@ import { hashPassword } from '../src/auth/passwords.js';
 import { payOrder } from '../src/domain/orders.js';
 import { createUser } from '../src/domain/users.js';
 import type { User } from '../src/store/schema.js';
-import { createArticle, createMetaproduct, createProduct, type ProductFixture } from './fixtures.js';
+import {
+  createArticle,
+  createArticles,
+  createMetaproduct,
+  createProduct,
+  type ProductFixture,
+} from './fixtures.js';
 import {
   ApiClient,
   createTestApp,
@@ -385,6 +391,24 @@ for (const dialect of DIALECTS) {
       // The buyer still has it: deleting is one's own side only.
       const kept = await buyer.api.get(`/account/messages/${seller.user.idUser}`, { json: true });
       assert.ok(kept.json.message.some((m: { idMessage: string }) => m.idMessage === idMessage));
+    });
+
+    it("pages the stock 25 at a time and speaks the reader's language and money", async () => {
+      const many = await createProduct(server, { enName: 'Pagination Imp' });
+      await createArticles(server, stranger.user, many, 30, (i) => ({
+        price: 100 + i,
+        comments: `imp ${i}`,
+      }));
+      const first = await stranger.web.get('/stock?name=Pagination');
+      assert.equal([...first.text.matchAll(/id="article-\d+"/g)].length, 25);
+      assert.match(first.text, /rel="next" href="\/stock\?name=Pagination&amp;page=2"/);
+      const second = await stranger.web.get('/stock?name=Pagination&page=2');
+      assert.equal([...second.text.matchAll(/id="article-\d+"/g)].length, 5);
+      assert.match(second.text, /rel="prev"/);
+      assert.doesNotMatch(second.text, /rel="next"/);
+      const german = await stranger.web.get('/stock?name=Pagination&page=2&lang=de');
+      assert.match(german.text, /Ihr Bestand/);
+      assert.match(textOf(german.text), /1,2\d\s€/);
     });
 
     it('wants lists: create, rename, add with FROM, edit with codes, see matching offers', async () => {
