@@ -58,6 +58,8 @@ export interface Config {
   /** Where password reset emails go out (nodemailer transport URL); unset: no email. */
   smtpUrl: string | undefined;
   mailFrom: string;
+  /** Where `cardbazaar snapshot` keeps snapshots; unset: `snapshots/` beside the SQLite file. */
+  snapshotDir: string | undefined;
 }
 
 interface Setting<K extends keyof Config> {
@@ -490,6 +492,15 @@ export const SETTINGS = [
     description: 'The sender of the emails the website sends.',
     default: 'cardbazaar <no-reply@cardbazaar.invalid>',
     parse: (raw) => raw,
+  }),
+  setting({
+    key: 'snapshotDir',
+    env: 'SNAPSHOT_DIR',
+    flag: '--snapshot-dir',
+    description:
+      'Where `cardbazaar snapshot save` keeps snapshots (sandbox, SQLite). Unset: a `snapshots` folder beside the database file.',
+    default: undefined,
+    parse: optional,
   }),
 ] as const;
 

@@ -33,7 +33,7 @@ export function startProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promi
     let out = '';
     let err = '';
     const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    const timer = setTimeout(() => fail(new Error(`no document within 60 s:\n${out}\n${err}`)), 60_000);
+    const timer = setTimeout(() => fail(new Error(`no document within 180 s:\n${out}\n${err}`)), 180_000);
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();

@@ -3,12 +3,14 @@ import { registerAppCommands } from './apps.js';
 import { registerCatalogCommands } from './catalog.js';
 import { registerClockCommands } from './clock.js';
 import { addSettingOptions } from './context.js';
+import { registerFaultCommands } from './faults.js';
 import { registerCouponCommands } from './coupons.js';
 import { registerFixtureCommands } from './fixtures.js';
 import { registerLimitsCommands } from './limits.js';
 import { registerOrderCommands } from './orders.js';
 import { registerRequestCommand } from './request.js';
 import { registerServeCommands } from './serve.js';
+import { registerSnapshotCommands } from './snapshots.js';
 import { registerUserCommands } from './users.js';
 
 /** The `cardbazaar` command. Every setting is a global option beside its environment variable. */
@@ -26,6 +28,8 @@ export function buildCli(): Command {
   registerCatalogCommands(program);
   registerRequestCommand(program);
   registerLimitsCommands(program);
+  registerFaultCommands(program);
+  registerSnapshotCommands(program);
   registerFixtureCommands(program);
   return program;
 }

@@ -528,6 +528,20 @@ export interface RequestTokensTable {
   usedAt: number | null;
 }
 
+/** An injected fault (sandbox, `cardbazaar faults add`): see src/domain/faults.ts. */
+export interface FaultsTable {
+  idFault: Generated<number>;
+  method: string | null;
+  path: string;
+  status: number | null;
+  description: string | null;
+  rate: number;
+  latencyMs: number;
+  drop: number;
+  seed: number | null;
+  createdAt: number;
+}
+
 export interface DB {
   users: UsersTable;
   apps: AppsTable;
@@ -567,6 +581,7 @@ export interface DB {
   oauthNonces: OAuthNoncesTable;
   sellerActivations: SellerActivationsTable;
   catalogVersions: CatalogVersionsTable;
+  faults: FaultsTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -576,6 +591,7 @@ export type UserUpdate = Updateable<UsersTable>;
 export type App = Selectable<AppsTable>;
 export type AccessToken = Selectable<AccessTokensTable>;
 export type Article = Selectable<ArticlesTable>;
+export type Fault = Selectable<FaultsTable>;
 export type NewArticle = Insertable<ArticlesTable>;
 export type Product = Selectable<ProductsTable>;
 export type Order = Selectable<OrdersTable>;

@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
@@ -8,6 +7,9 @@ import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
 import { accountPages } from './accounts.js';
 import { authorizePages } from './authorize.js';
+import { balancePages } from './balance.js';
+import { cartPages } from './cart.js';
+import { catalogPages } from './catalog.js';
 import { homePages } from './home.js';
 import { langFromAcceptLanguage, translator } from './i18n/index.js';
 import { profilePages } from './profile.js';
@@ -16,7 +18,7 @@ import { orderPages } from './orders.js';
 import { stockPages } from './stock.js';
 import { wantsPages } from './wants.js';
 import { ASSETS_DIR, render } from './render.js';
-import { cookieOptions, sessionHook } from './session.js';
+import { cookieOptions, sessionHook, websiteCookieSecret } from './session.js';
 import { pageHeaders } from './headers.js';
 
 /**
@@ -59,7 +61,7 @@ export async function websitePlugin(
   });
 
   await app.register(fastifyCookie, {
-    secret: createHmac('sha256', services.serverKey).update('cardbazaar website cookies').digest('base64url'),
+    secret: websiteCookieSecret(services.serverKey),
   });
   await app.register(fastifyCsrf, {
     sessionPlugin: '@fastify/cookie',
@@ -89,6 +91,10 @@ export async function websitePlugin(
     accountPages(pages, services);
     profilePages(pages, services);
     authorizePages(pages, services);
+    // Finding cards, the cart and paying (issue 17, part 1).
+    catalogPages(pages, services);
+    cartPages(pages, services);
+    balancePages(pages, services);
     // Trading: orders, selling, messages, wants lists.
     orderPages(pages, services);
     stockPages(pages, services);

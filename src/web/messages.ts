@@ -6,7 +6,7 @@ import { isSystemUser } from '../domain/system-messages.js';
 import { ApiError, notFound } from '../errors.js';
 import type { Services } from '../services.js';
 import { type Errors, fields, formErrors, redirectWithFlash } from './forms.js';
-import { pager, pathId, webPage } from './paging.js';
+import { pager, pathId, webPage } from './trade-paging.js';
 import { render } from './render.js';
 import { requireUser } from './session.js';
 

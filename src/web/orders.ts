@@ -13,7 +13,7 @@ import { ACTOR_SELLER } from '../store/orders.js';
 import type { OrderState } from '../store/schema.js';
 import type { Services } from '../services.js';
 import { type Errors, fields, formErrors, redirectWithFlash, type Values } from './forms.js';
-import { pager, pathId, webPage } from './paging.js';
+import { pager, pathId, webPage } from './trade-paging.js';
 import { render } from './render.js';
 import { requireUser } from './session.js';
 

@@ -1,57 +1,64 @@
 import type { FastifyRequest } from 'fastify';
+import { parseInteger } from '../http/fields.js';
 
 /**
- * Pages of a list on the website: `?page=N` (1-based) of PAGE_SIZE rows. A page number that is
- * not one is page 1; past the end, the page is empty and links back. The pager keeps the rest of
- * the query (filters), so "next" is the same list further on.
+ * Pages of lists on the website: `?page=N` (1-based), 100 items a page like the API's path form.
+ * `pager` builds the links a list's foot shows, keeping every other query parameter (the filters).
  */
-export const PAGE_SIZE = 25;
-
-export interface WebPage {
-  page: number;
-  offset: number;
-  limit: number;
-}
-
-export function webPage(request: FastifyRequest, size = PAGE_SIZE): WebPage {
-  const raw = (request.query as Record<string, unknown> | undefined)?.page;
-  const n = typeof raw === 'string' && /^\d{1,6}$/.test(raw) ? Number(raw) : 1;
-  const page = Math.max(1, n);
-  return { page, offset: (page - 1) * size, limit: size };
-}
+export const PAGE_SIZE = 100;
 
 export interface Pager {
   page: number;
   pages: number;
   total: number;
-  prev: string | null;
-  next: string | null;
+  /** Set when the API's cap cut the total (offers: 1,000). */
+  capped: boolean;
+  prev: string | undefined;
+  next: string | undefined;
+  first: number;
+  last: number;
 }
 
-/** Links to the neighbouring pages of `path`, with the request's other query values kept. */
-export function pager(request: FastifyRequest, p: WebPage, total: number): Pager {
-  const path = request.url.split('?')[0] ?? '/';
-  const query = new URLSearchParams();
-  for (const [k, v] of Object.entries((request.query as Record<string, unknown>) ?? {})) {
-    if (k !== 'page' && typeof v === 'string' && v !== '') query.set(k, v);
-  }
+/** The page asked for; an unreadable or out-of-range number is a 400 naming `page`. */
+export function pageNumber(request: FastifyRequest): number {
+  const raw = (request.query as Record<string, unknown>).page;
+  const v = Array.isArray(raw) ? raw[0] : raw;
+  if (typeof v !== 'string' || v.trim() === '') return 1;
+  return parseInteger(v, 'page', { min: 1, max: 100_000 });
+}
+
+export const windowOf = (page: number, size = PAGE_SIZE) => ({ offset: (page - 1) * size, limit: size });
+
+export function pager(
+  request: FastifyRequest,
+  page: number,
+  total: number,
+  { capped = false, path, size = PAGE_SIZE }: { capped?: boolean; path?: string; size?: number } = {},
+): Pager {
+  const pages = Math.max(1, Math.ceil(total / size));
+  const [own, search = ''] = request.url.split('?');
+  path ??= own;
   const link = (n: number) => {
-    const q = new URLSearchParams(query);
-    q.set('page', String(n));
-    return `${path}?${q}`;
+    const q = new URLSearchParams(search);
+    if (n === 1) q.delete('page');
+    else q.set('page', String(n));
+    const s = q.toString();
+    return s ? `${path}?${s}` : (path ?? '/');
   };
-  const pages = Math.max(1, Math.ceil(total / p.limit));
   return {
-    page: p.page,
+    page,
     pages,
     total,
-    prev: p.page > 1 ? link(Math.min(p.page - 1, pages)) : null,
-    next: p.page < pages ? link(p.page + 1) : null,
+    capped,
+    prev: page > 1 ? link(Math.min(page - 1, pages)) : undefined,
+    next: page < pages ? link(page + 1) : undefined,
+    first: total === 0 ? 0 : Math.min((page - 1) * size + 1, total),
+    last: Math.min(page * size, total),
   };
 }
 
-/** A path parameter that is an id; anything else is a page that does not exist. */
-export function pathId(params: unknown, name: string): number | undefined {
-  const v = (params as Record<string, string>)[name] ?? '';
-  return /^\d{1,9}$/.test(v) && Number(v) > 0 ? Number(v) : undefined;
+/** The query string of this request (for a form that must come back to the same filtered list). */
+export function queryOf(request: FastifyRequest): string {
+  const i = request.url.indexOf('?');
+  return i === -1 ? '' : request.url.slice(i);
 }

@@ -17,7 +17,7 @@ import type { XmlObject } from '../http/xml.js';
 import { parseArticleChange, parseArticleCount, parseNewArticle, readItems } from '../routes/stock-input.js';
 import type { Services } from '../services.js';
 import { type Errors, fields, formErrors, redirectWithFlash, type Values } from './forms.js';
-import { pager, pathId, webPage } from './paging.js';
+import { pager, pathId, webPage } from './trade-paging.js';
 import { render } from './render.js';
 import { requireUser } from './session.js';
 
