@@ -1,6 +1,8 @@
 import { badRequest, preconditionFailed } from '../errors.js';
 import { appendEvent } from '../store/events.js';
 import { insertEvaluation } from '../store/orders.js';
+import type { Order } from '../store/schema.js';
+import { limitedOrderText, MAX_ORDER_TEXT_LENGTH } from './orders.js';
 import type { DomainContext } from './context.js';
 import { EVENTS } from './events.js';
 import { loadOrderView, type OrderView, partyOrder } from './order-views.js';
@@ -44,6 +46,7 @@ function checkGrade(value: number, field: string): number {
 }
 
 function checkEvaluation(e: EvaluationInput): void {
+  limitedOrderText(e.comment, 'comment', MAX_ORDER_TEXT_LENGTH);
   checkGrade(e.evaluationGrade, 'evaluationGrade');
   checkGrade(e.itemDescription, 'itemDescription');
   checkGrade(e.packaging, 'packaging');
@@ -66,6 +69,11 @@ function checkEvaluation(e: EvaluationInput): void {
   }
 }
 
+/** Only the buyer evaluates, once, a received order (the page offers the form exactly then). */
+export function mayEvaluate(order: Order, idUser: number, evaluated: boolean): boolean {
+  return order.idBuyer === idUser && order.state === 'received' && !evaluated;
+}
+
 /** `POST /order/:idOrder/evaluation`: the buyer evaluates a received order, once. */
 export async function evaluateOrder(
   ctx: DomainContext,
@@ -76,7 +84,7 @@ export async function evaluateOrder(
   checkEvaluation(input);
   return ctx.database.transaction(async (tx) => {
     const order = await partyOrder(tx, idUser, idOrder);
-    if (order.idBuyer !== idUser || order.state !== 'received') {
+    if (!mayEvaluate(order, idUser, false)) {
       throw preconditionFailed(
         `Cannot evaluate order ${idOrder}: it is ${order.state} and you are its ${order.idBuyer === idUser ? 'buyer' : 'seller'}; only the buyer evaluates, after reception.`,
       );

@@ -5,6 +5,7 @@ import {
   countReceived,
   countThreads,
   countUnreadFrom,
+  countUnreadReceived,
   findVisibleMessage,
   hideMessages,
   insertMessage,
@@ -220,4 +221,9 @@ export async function findMessages(
   const messages = shown(page, total) ? await receivedPage(db, viewer, filter, page.offset, page.limit) : [];
   if (filter.unreadOnly) await markReceivedRead(db, viewer, messages);
   return { total, messages };
+}
+
+/** How many messages the user has not read yet, from anyone. */
+export async function unreadMessageCount(ctx: DomainContext, viewer: number): Promise<number> {
+  return countUnreadReceived(ctx.database.db, viewer);
 }

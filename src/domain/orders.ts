@@ -176,6 +176,91 @@ export function parseOrderAction(text: string): OrderAction {
   return found;
 }
 
+/**
+ * Why `role` may not take `action` on `order` at `now`, or null when the state machine allows it.
+ * The one statement of who may do what when: `actOnOrder` refuses with it, and the website offers
+ * exactly the actions it allows (`allowedOrderActions`).
+ */
+export function orderActionRefusal(
+  config: TradingContext['config'],
+  order: Order,
+  role: Role,
+  action: OrderAction,
+  now: number,
+): string | null {
+  if (order.wasMergedInto !== null) {
+    return `it was merged into order ${order.wasMergedInto}: act on that order.`;
+  }
+  const open = order.state === 'bought' || order.state === 'paid';
+  const mine = role === 'buyer' ? order.cancellationRequestBuyer : order.cancellationRequestSeller;
+  const theirs = role === 'buyer' ? order.cancellationRequestSeller : order.cancellationRequestBuyer;
+  const other = role === 'buyer' ? 'seller' : 'buyer';
+  switch (action) {
+    case 'send':
+      return role === 'seller' && order.state === 'paid'
+        ? null
+        : 'only the seller sends, and only a paid order.';
+    case 'confirmReception':
+      return role === 'buyer' && order.state === 'sent'
+        ? null
+        : 'only the buyer confirms reception, and only of a sent order.';
+    case 'cancel': {
+      const allowed =
+        (role === 'buyer' && order.state === 'paid') || (role === 'seller' && order.state === 'bought');
+      if (!allowed) {
+        return 'the buyer may cancel a paid order and the seller a bought (unpaid) one; otherwise request a cancellation.';
+      }
+      const from = order.lastStateChange + config.cancelWaitingPeriodMs;
+      return now < from ? `it may be cancelled from ${formatTimestamp(from)} on.` : null;
+    }
+    case 'requestCancellation': {
+      if (order.state === 'sent') {
+        // A parcel that never arrived: the buyer asks, the seller accepts, the order is lost.
+        if (role !== 'buyer') return 'only the buyer may report a sent order as not received.';
+        const from = (order.dateSent ?? order.lastStateChange) + config.lostWaitPeriodMs;
+        if (now < from) {
+          return `a sent order may be reported as not received from ${formatTimestamp(from)} on (the shipping waiting period).`;
+        }
+      } else if (!open) {
+        return 'only an order not yet sent can be cancelled, or a sent one reported lost by its buyer.';
+      }
+      if (mine !== null) return 'you have requested its cancellation already.';
+      if (theirs !== null) return `the ${other} has requested its cancellation: use acceptCancellation.`;
+      return null;
+    }
+    case 'acceptCancellation':
+      if (order.state === 'sent' && role === 'seller' && theirs !== null) return null;
+      if (!open || theirs === null) {
+        return `only a cancellation the ${other} requested can be accepted, of an order not yet sent (or, by the seller, of a sent order the buyer reported lost).`;
+      }
+      return null;
+  }
+}
+
+/** The actions the state machine allows this user on this order now (none for anyone else's). */
+export async function allowedOrderActions(
+  ctx: TradingContext,
+  idUser: number,
+  idOrder: number,
+): Promise<OrderAction[]> {
+  const order = await partyOrder(ctx.database.db, idUser, idOrder);
+  const role = roleIn(order, idUser);
+  const now = ctx.clock.now();
+  return ORDER_ACTIONS.filter((action) => orderActionRefusal(ctx.config, order, role, action, now) === null);
+}
+
+/** Longest tracking number, and longest reason or comment, an order takes. */
+export const MAX_TRACKING_LENGTH = 100;
+export const MAX_ORDER_TEXT_LENGTH = 2000;
+
+/** Refuses a text longer than the order takes (the API's and the website's message alike). */
+export function limitedOrderText(value: string | undefined, field: string, max: number): string | undefined {
+  if (value !== undefined && value.length > max) {
+    throw badRequest(`"${field}" may have at most ${max} characters.`, { field });
+  }
+  return value;
+}
+
 /** `PUT /order/:idOrder`: the caller acts on an order as its buyer or seller. */
 export async function actOnOrder(
   ctx: TradingContext,
@@ -184,6 +269,8 @@ export async function actOnOrder(
   input: OrderActionInput,
 ): Promise<OrderView> {
   const { action } = input;
+  limitedOrderText(input.reason, 'reason', MAX_ORDER_TEXT_LENGTH);
+  limitedOrderText(input.trackingNumber, 'trackingNumber', MAX_TRACKING_LENGTH);
   if (action === 'requestCancellation' && !input.reason?.trim()) {
     throw badRequest('requestCancellation needs a <reason>.', { field: 'reason' });
   }
@@ -194,20 +281,10 @@ export async function actOnOrder(
     if (input.relist === true && role !== 'seller') {
       throw badRequest('Only the seller decides whether the articles are relisted.', { field: 'relist' });
     }
-    if (order.wasMergedInto !== null) {
-      throw refused(
-        order,
-        action,
-        role,
-        `it was merged into order ${order.wasMergedInto}: act on that order.`,
-      );
-    }
-    const open = order.state === 'bought' || order.state === 'paid';
+    const why = orderActionRefusal(ctx.config, order, role, action, now);
+    if (why !== null) throw refused(order, action, role, why);
     switch (action) {
       case 'send': {
-        if (role !== 'seller' || order.state !== 'paid') {
-          throw refused(order, action, role, 'only the seller sends, and only a paid order.');
-        }
         await transition(tx, order, 'sent', now, {
           trackingNumber: input.trackingNumber?.trim() || order.trackingNumber,
           // A cancellation request ends with the shipment.
@@ -228,9 +305,6 @@ export async function actOnOrder(
         break;
       }
       case 'confirmReception': {
-        if (role !== 'buyer' || order.state !== 'sent') {
-          throw refused(order, action, role, 'only the buyer confirms reception, and only of a sent order.');
-        }
         // A loss the buyer reported ends with the parcel arriving after all.
         await transition(tx, order, 'received', now, {
           cancellationRequestBuyer: null,
@@ -241,20 +315,6 @@ export async function actOnOrder(
         break;
       }
       case 'cancel': {
-        const allowed =
-          (role === 'buyer' && order.state === 'paid') || (role === 'seller' && order.state === 'bought');
-        if (!allowed) {
-          throw refused(
-            order,
-            action,
-            role,
-            'the buyer may cancel a paid order and the seller a bought (unpaid) one; otherwise request a cancellation.',
-          );
-        }
-        const from = order.lastStateChange + ctx.config.cancelWaitingPeriodMs;
-        if (now < from) {
-          throw refused(order, action, role, `it may be cancelled from ${formatTimestamp(from)} on.`);
-        }
         const reason =
           input.reason?.trim() ||
           (role === 'buyer'
@@ -264,39 +324,6 @@ export async function actOnOrder(
         break;
       }
       case 'requestCancellation': {
-        if (order.state === 'sent') {
-          // A parcel that never arrived: the buyer asks, the seller accepts, the order is lost.
-          if (role !== 'buyer') {
-            throw refused(order, action, role, 'only the buyer may report a sent order as not received.');
-          }
-          const from = (order.dateSent ?? order.lastStateChange) + ctx.config.lostWaitPeriodMs;
-          if (now < from) {
-            throw refused(
-              order,
-              action,
-              role,
-              `a sent order may be reported as not received from ${formatTimestamp(from)} on (the shipping waiting period).`,
-            );
-          }
-        } else if (!open) {
-          throw refused(
-            order,
-            action,
-            role,
-            'only an order not yet sent can be cancelled, or a sent one reported lost by its buyer.',
-          );
-        }
-        const mine = role === 'buyer' ? order.cancellationRequestBuyer : order.cancellationRequestSeller;
-        const theirs = role === 'buyer' ? order.cancellationRequestSeller : order.cancellationRequestBuyer;
-        if (mine !== null) throw refused(order, action, role, 'you have requested its cancellation already.');
-        if (theirs !== null) {
-          throw refused(
-            order,
-            action,
-            role,
-            `the ${role === 'buyer' ? 'seller' : 'buyer'} has requested its cancellation: use acceptCancellation.`,
-          );
-        }
         const reason = input.reason!.trim();
         const applied = await updateOrderIf(
           tx,
@@ -321,20 +348,12 @@ export async function actOnOrder(
       }
       case 'acceptCancellation': {
         const theirs = role === 'buyer' ? order.cancellationRequestSeller : order.cancellationRequestBuyer;
-        if (order.state === 'sent' && role === 'seller' && theirs !== null) {
-          await lose(tx, order, now, theirs);
+        if (order.state === 'sent') {
+          await lose(tx, order, now, theirs!);
           break;
         }
-        if (!open || theirs === null) {
-          throw refused(
-            order,
-            action,
-            role,
-            `only a cancellation the ${role === 'buyer' ? 'seller' : 'buyer'} requested can be accepted, of an order not yet sent (or, by the seller, of a sent order the buyer reported lost).`,
-          );
-        }
         const relistItems = order.relistOnCancel === 1 || (role === 'seller' && input.relist === true);
-        await cancel(tx, order, now, { reason: theirs, relist: relistItems });
+        await cancel(tx, order, now, { reason: theirs!, relist: relistItems });
         break;
       }
     }

@@ -108,3 +108,123 @@ export async function* stockCsv(
     afterId = page[page.length - 1]!.idArticle;
   }
 }
+
+/** Most rows one uploaded stock file may carry: one bulk request's worth (spec §8). */
+export const MAX_UPLOAD_ROWS = 100;
+
+/** A row of an uploaded stock file, as the article element of `POST` or `PUT /stock` names it. */
+export interface StockFileRow {
+  /** 1-based line in the file, for the per-row answer. */
+  line: number;
+  /** Empty: a new article (POST /stock); else the article to change (PUT /stock). */
+  idArticle: string;
+  article: Record<string, string>;
+}
+
+/** Splits `"a";"b""c";d` lines into fields: semicolons, double quotes doubled, newlines in quotes. */
+function csvRecords(text: string): Array<{ line: number; values: string[] }> {
+  const out: Array<{ line: number; values: string[] }> = [];
+  let values: string[] = [];
+  let value = '';
+  let quoted = false;
+  let line = 1;
+  let start = 1;
+  let any = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        value += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else {
+        if (c === '\n') line++;
+        value += c;
+      }
+    } else if (c === '"') {
+      quoted = true;
+      any = true;
+    } else if (c === ';') {
+      values.push(value);
+      value = '';
+      any = true;
+    } else if (c === '\n' || c === '\r') {
+      if (c === '\r' && text[i + 1] === '\n') i++;
+      if (any || value !== '') out.push({ line: start, values: [...values, value] });
+      values = [];
+      value = '';
+      any = false;
+      line++;
+      start = line;
+    } else {
+      value += c;
+      if (c.trim() !== '') any = true;
+    }
+  }
+  if (quoted) throw badRequest(`Line ${start}: a quoted value is not closed.`, { field: 'file' });
+  if (any || value !== '') out.push({ line: start, values: [...values, value] });
+  return out;
+}
+
+const FILE_FIELDS: Array<[string, string]> = [
+  ['idProduct', 'idProduct'],
+  ['Price', 'price'],
+  ['Language', 'idLanguage'],
+  ['Condition', 'condition'],
+  ['Comments', 'comments'],
+  ['Amount', 'count'],
+];
+const FILE_FLAGS: Array<[string, ArticleFlag]> = [
+  ['Foil?', 'isFoil'],
+  ['Signed?', 'isSigned'],
+  ['Playset?', 'isPlayset'],
+  ['Altered?', 'isAltered'],
+  ...GAME_COLUMNS.map(([flag, name]): [string, ArticleFlag] => [name, flag]),
+];
+
+/**
+ * An uploaded stock file in the format `GET /stock/file` gives (its header line names the
+ * columns; any order, unknown columns ignored): each row as the article element the API's bulk
+ * writes read, so the same parsers and rules apply. `X` in a flag column is true, empty false.
+ */
+export function parseStockFile(text: string): StockFileRow[] {
+  const records = csvRecords(text.replace(/^\uFEFF/, ''));
+  const header = records.shift();
+  if (!header)
+    throw badRequest('The file is empty: it needs the header line of GET /stock/file.', { field: 'file' });
+  const index = new Map(header.values.map((name, i) => [name.trim(), i]));
+  for (const required of ['idProduct', 'Price', 'Amount']) {
+    if (!index.has(required)) {
+      throw badRequest(`The header line has no "${required}" column (the columns of GET /stock/file).`, {
+        field: 'file',
+      });
+    }
+  }
+  if (records.length === 0) throw badRequest('The file has a header line but no article.', { field: 'file' });
+  if (records.length > MAX_UPLOAD_ROWS) {
+    throw badRequest(
+      `At most ${MAX_UPLOAD_ROWS} articles per file (got ${records.length}); nothing was changed.`,
+      {
+        field: 'file',
+      },
+    );
+  }
+  const cell = (values: string[], name: string) => {
+    const i = index.get(name);
+    return i === undefined ? undefined : (values[i] ?? '');
+  };
+  return records.map(({ line, values }) => {
+    const article: Record<string, string> = {};
+    for (const [column, field] of FILE_FIELDS) {
+      const v = cell(values, column);
+      if (v !== undefined) article[field] = v;
+    }
+    for (const [column, flag] of FILE_FLAGS) {
+      const v = cell(values, column)?.trim();
+      if (v !== undefined) article[flag] = v === '' ? 'false' : /^(x|1|true|yes)$/i.test(v) ? 'true' : v;
+    }
+    const idArticle = (cell(values, 'idArticle') ?? '').trim();
+    if (idArticle !== '') article.idArticle = idArticle;
+    return { line, idArticle, article };
+  });
+}

@@ -49,7 +49,7 @@ export interface ArticleCountInput {
  * One `<article>` of a bulk request: what was sent (echoed back as `tried` when it fails) and its
  * parsed form, or why it could not even be read.
  */
-export type BulkItem<T> = { tried: unknown; input: T } | { tried: unknown; error: string };
+export type BulkItem<T> = { tried: unknown; input: T } | { tried: unknown; error: string; field?: string };
 
 /** The attributes that make an offer; two articles of one seller equal in all of them are one. */
 export type ArticleAttributes = Pick<Article, 'idProduct'> & ArticleAttributeRow;
@@ -225,4 +225,9 @@ export function notInStock(idArticle: number): ApiError {
 export function failureMessage(err: unknown): string {
   if (err instanceof ApiError) return err.message;
   throw err;
+}
+
+/** The field a per-article failure names, if any (`{}` otherwise), beside its message. */
+export function failureField(err: unknown): { field?: string } {
+  return err instanceof ApiError && err.field ? { field: err.field } : {};
 }

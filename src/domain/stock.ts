@@ -25,6 +25,7 @@ import {
   type BulkItem,
   changedAttributes,
   checkBulkSize,
+  failureField,
   failureMessage,
   identityKey,
   MAX_COPIES,
@@ -52,7 +53,8 @@ export interface StockArticle {
 }
 
 /** An article of the request that was not written, and why. */
-type Failure = { tried: unknown; error: string };
+/** `field`: the input field at fault, when the error names one (the website shows it there). */
+type Failure = { tried: unknown; error: string; field?: string };
 
 export type BulkResult = { tried: unknown; article: StockArticle } | Failure;
 
@@ -188,7 +190,7 @@ async function eachItem<I, O>(
     try {
       out.push(await apply(item.input, item.tried));
     } catch (err) {
-      out.push({ tried: item.tried, error: failureMessage(err) });
+      out.push({ tried: item.tried, error: failureMessage(err), ...failureField(err) });
     }
   }
   return out;

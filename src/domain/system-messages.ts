@@ -77,3 +77,8 @@ export async function sendSystemMessage(
   await appendEvent(db, EVENTS.messageSent, { seq: message.seq }, now);
   return message;
 }
+
+/** Whether a user is the marketplace's own voice (the website offers no reply to it). */
+export async function isSystemUser(ctx: { database: { db: Executor } }, idUser: number): Promise<boolean> {
+  return isSystemAccount(ctx.database.db, idUser);
+}

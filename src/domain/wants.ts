@@ -1,4 +1,5 @@
 import { ApiError, badRequest, notFound } from '../errors.js';
+import { type ArticleView, loadArticleViews } from '../store/articles.js';
 import type { Executor } from '../store/db.js';
 import type { Want } from '../store/schema.js';
 import {
@@ -7,7 +8,7 @@ import {
   type MetaproductInfo,
   type ProductInfo,
 } from '../store/products.js';
-import { findUserById } from '../store/users.js';
+import { findUserById, usersByIds } from '../store/users.js';
 import {
   averageSell,
   countWants,
@@ -22,6 +23,7 @@ import {
   insertWant,
   insertWantslist,
   lowestOffer,
+  matchingOfferPage,
   type NewWant,
   type OfferFilter,
   renameWantslist,
@@ -237,6 +239,8 @@ export interface NewWantslistInput {
 
 export interface FailedWantslist {
   error: string;
+  /** The input field at fault, when the error names one (the website shows it there). */
+  field?: string;
   name: string | null;
   idGame: string | null;
 }
@@ -277,7 +281,12 @@ export async function createWantslists(
         created.push((await findWantslist(tx, id))!);
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
-        failed.push({ error: err.message, name: input.name ?? null, idGame: input.idGame ?? null });
+        failed.push({
+          error: err.message,
+          ...(err.field ? { field: err.field } : {}),
+          name: input.name ?? null,
+          idGame: input.idGame ?? null,
+        });
       }
     }
     return { created, failed };
@@ -461,4 +470,46 @@ async function editItem(db: Executor, owner: number, list: WantslistRow, item: E
   // Codes work from the wish price as it is, with the filters as they will be.
   if (item.wishPrice) next.wishPrice = await resolveFor(db, label, item.wishPrice, next, list.idGame, owner);
   await updateWant(db, existing.seq, next);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Offers
+
+/**
+ * One page of the offers a want of the caller's accepts now, cheapest first (the same filter as its
+ * `fromPrice` and `FROM`), and how many there are. Another user's list or item is unknown (404).
+ */
+export async function offersForWant(
+  ctx: DomainContext,
+  idUser: number,
+  idWantslist: number,
+  idWant: string,
+  page: { offset: number; limit: number },
+): Promise<{ item: WantView; total: number; offers: Array<ArticleView & { sellerName: string }> }> {
+  const db = ctx.database.db;
+  const list = await ownedList(db, idUser, idWantslist);
+  const want = await findWantInList(db, idWantslist, idWant);
+  if (!want) throw notFound(`Wants list ${idWantslist} has no item ${idWant}.`, { field: 'idWant' });
+  const item = (await detail(db, idUser, list)).items.find((i) => i.want.idWant === want.idWant)!;
+  const { total, idArticles } = await matchingOfferPage(
+    db,
+    wantTarget(want, list.idGame),
+    offerFilter(want, idUser),
+    page.offset,
+    page.limit,
+  );
+  const loaded = await loadArticleViews(db, idArticles);
+  const sellers = await usersByIds(
+    db,
+    loaded.map((v) => v.idUser),
+  );
+  const views = new Map(loaded.map((v) => [v.idArticle, v]));
+  return {
+    item,
+    total,
+    offers: idArticles.flatMap((id) => {
+      const v = views.get(id);
+      return v ? [{ ...v, sellerName: sellers.get(v.idUser)?.username ?? '' }] : [];
+    }),
+  };
 }

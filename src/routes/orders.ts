@@ -1,7 +1,13 @@
 import { evaluateOrder } from '../domain/evaluations.js';
 import { getOrder, listOrders, parseActor, parseOrderState } from '../domain/order-views.js';
-import { actOnOrder, parseOrderAction, setTrackingNumber } from '../domain/orders.js';
-import { badRequest } from '../errors.js';
+import {
+  actOnOrder,
+  limitedOrderText,
+  MAX_ORDER_TEXT_LENGTH,
+  MAX_TRACKING_LENGTH,
+  parseOrderAction,
+  setTrackingNumber,
+} from '../domain/orders.js';
 import { requireBody } from '../http/body.js';
 import { boolean, idParam, integer, requireInteger, requireText, strings, text } from '../http/fields.js';
 import { pagedResponse, pageFromPathOrQuery } from '../http/pagination.js';
@@ -9,15 +15,9 @@ import { type ApiRequest, ok, type Router, USER_KINDS } from '../http/routing.js
 import { mapOrder } from '../mappers/order.js';
 import type { Services } from '../services.js';
 
-const MAX_TRACKING = 100;
-const MAX_TEXT = 2000;
-
-function limited(value: string | undefined, field: string, max: number): string | undefined {
-  if (value !== undefined && value.length > max) {
-    throw badRequest(`"${field}" may have at most ${max} characters.`, { field });
-  }
-  return value;
-}
+const MAX_TRACKING = MAX_TRACKING_LENGTH;
+const MAX_TEXT = MAX_ORDER_TEXT_LENGTH;
+const limited = limitedOrderText;
 
 /** Orders (spec §3, §4.3; reference §1.4, §2.11, §2.12). */
 export function orderRoutes(r: Router, services: Services): void {

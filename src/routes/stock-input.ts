@@ -6,6 +6,7 @@ import {
   type BulkItem,
   checkBulkSize,
   type FlagInput,
+  failureField,
   failureMessage,
   MAX_COMMENT_LENGTH,
   MAX_COPIES,
@@ -35,7 +36,7 @@ export function readItems<T>(articles: XmlObject[], parse: (a: XmlObject) => T):
     try {
       return { tried, input: parse(tried) };
     } catch (err) {
-      return { tried, error: failureMessage(err) };
+      return { tried, error: failureMessage(err), ...failureField(err) };
     }
   });
 }

@@ -65,7 +65,7 @@ export function wantslistRoutes(r: Router, services: Services): void {
   r.put('/wantslist/:idWantslist', options, async (req) => {
     const idWantslist = idParam(req.params, 'idWantslist');
     const body = requireBody(req.body, '<action>editWantslist|addItem|editItem|deleteItem</action>…');
-    const detail = await updateWantslist(services, req.auth.idUser!, idWantslist, parseChange(body));
+    const detail = await updateWantslist(services, req.auth.idUser!, idWantslist, parseWantslistChange(body));
     return ok(mapWantslistDetail(detail));
   });
 
@@ -84,7 +84,8 @@ function optionalText(obj: XmlObject, name: string): string | undefined {
   }
 }
 
-function parseChange(body: XmlObject): WantslistChange {
+/** The body of `PUT /wantslist/:id` (the website builds the same body from its forms). */
+export function parseWantslistChange(body: XmlObject): WantslistChange {
   const action = requireText(body, 'action').trim();
   switch (action) {
     case 'editWantslist':

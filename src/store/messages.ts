@@ -73,6 +73,18 @@ export async function threadStats(
   return { total: Number(row?.total ?? 0), unread: Number(row?.unread ?? 0) };
 }
 
+/** Unread messages `viewer` received from anyone (the website's header shows it). */
+export async function countUnreadReceived(db: Executor, viewer: number): Promise<number> {
+  const row = await db
+    .selectFrom('messages')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('idReceiver', '=', viewer)
+    .where('unread', '=', 1)
+    .where('receiverDeleted', '=', 0)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** Unread messages `viewer` received from `partner`. */
 export async function countUnreadFrom(db: Executor, viewer: number, partner: number): Promise<number> {
   const row = await db

@@ -207,9 +207,16 @@ export async function lowestOffer(
   target: WantTarget,
   filter: OfferFilter,
 ): Promise<number | null> {
+  const row = await matchingOffers(db, target, filter)
+    .select((eb) => eb.fn.min<number>('a.price').as('low'))
+    .executeTakeFirst();
+  return row?.low === null || row?.low === undefined ? null : Number(row.low);
+}
+
+/** The offers a want accepts (the same conditions as `lowestOffer`), before the select. */
+function matchingOffers(db: Executor, target: WantTarget, filter: OfferFilter) {
   let q = offers(db)
     .innerJoin('products as p', 'p.idProduct', 'a.idProduct')
-    .select((eb) => eb.fn.min<number>('a.price').as('low'))
     .where('a.idUser', '<>', filter.excludeSeller);
   q =
     'idProduct' in target
@@ -223,8 +230,30 @@ export async function lowestOffer(
   for (const [flag, value] of Object.entries(filter.flags)) {
     q = q.where(`a.${flag as 'isFoil'}`, '=', value ? 1 : 0);
   }
-  const row = await q.executeTakeFirst();
-  return row?.low === null || row?.low === undefined ? null : Number(row.low);
+  return q;
+}
+
+/** How many offers a want accepts, and one page of their ids, cheapest first. */
+export async function matchingOfferPage(
+  db: Executor,
+  target: WantTarget,
+  filter: OfferFilter,
+  offset: number,
+  limit: number,
+): Promise<{ total: number; idArticles: number[] }> {
+  const counted = await matchingOffers(db, target, filter)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirst();
+  const total = Number(counted?.n ?? 0);
+  if (total === 0 || offset >= total) return { total, idArticles: [] };
+  const rows = await matchingOffers(db, target, filter)
+    .select('a.idArticle')
+    .orderBy('a.price')
+    .orderBy('a.idArticle')
+    .offset(offset)
+    .limit(limit)
+    .execute();
+  return { total, idArticles: rows.map((r) => r.idArticle) };
 }
 
 /** The price guide's SELL (cents): of the product, or the lowest among the metaproduct's products. */

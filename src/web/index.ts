@@ -15,6 +15,10 @@ import { langFromAcceptLanguage, translator } from './i18n/index.js';
 import { profilePages } from './profile.js';
 import { requestPages } from './requests.js';
 import { webhookPages } from './webhooks.js';
+import { messagePages } from './messages.js';
+import { orderPages } from './orders.js';
+import { stockPages } from './stock.js';
+import { wantsPages } from './wants.js';
 import { ASSETS_DIR, render } from './render.js';
 import { cookieOptions, sessionHook, websiteCookieSecret } from './session.js';
 import { pageHeaders } from './headers.js';
@@ -41,6 +45,7 @@ export async function websitePlugin(
   app.decorate('webCookieOptions', options);
   app.decorateRequest('user', undefined);
   app.decorateRequest('sessionId', undefined);
+  app.decorateRequest('unreadMessages', 0);
   app.decorateRequest('lang', 'en');
   app.decorateRequest('t', undefined as unknown as FastifyRequest['t']);
 
@@ -94,6 +99,11 @@ export async function websitePlugin(
     catalogPages(pages, services);
     cartPages(pages, services);
     balancePages(pages, services);
+    // Trading: orders, selling, messages, wants lists.
+    orderPages(pages, services);
+    stockPages(pages, services);
+    messagePages(pages, services);
+    wantsPages(pages, services);
   });
 }
 

@@ -24,6 +24,8 @@ export interface PageContext {
   lang: Lang;
   t: Translator;
   user: SessionUser | undefined;
+  /** The signed-in user's unread messages, for the header. */
+  unreadMessages: number;
   /** The CSRF token every POST form carries as `_csrf`. */
   csrf: string;
   /** A one-time message from the previous action (post/redirect/get). */
@@ -54,6 +56,7 @@ export function render(
     lang,
     t: request.t,
     user: request.user,
+    unreadMessages: request.unreadMessages ?? 0,
     // The plain 404 page answers outside the website's plugin, where neither cookies nor CSRF exist.
     csrf: typeof reply.generateCsrf === 'function' ? reply.generateCsrf() : '',
     flash: request.cookies ? takeFlash(request, reply) : undefined,

@@ -3,6 +3,7 @@ import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { endSession, findSession, type SessionUser, startSession } from '../auth/sessions.js';
 import type { Config } from '../config.js';
+import { unreadMessageCount } from '../domain/messages.js';
 import type { Services } from '../services.js';
 import {
   isLang,
@@ -26,6 +27,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The signed-in user, when the session cookie names a live session. */
     user: SessionUser | undefined;
+    /** The signed-in user's unread messages (the header shows them on every page). */
+    unreadMessages: number;
     sessionId: string | undefined;
     /** The page's language: `?lang=`, else the user's display language, else Accept-Language. */
     lang: Lang;
@@ -58,7 +61,10 @@ export function sessionHook(services: Services): onRequestAsyncHookHandler {
       const unsigned = request.unsignCookie(raw);
       if (unsigned.valid && unsigned.value) {
         request.user = await findSession(services, unsigned.value);
-        if (request.user) request.sessionId = unsigned.value;
+        if (request.user) {
+          request.sessionId = unsigned.value;
+          request.unreadMessages = await unreadMessageCount(services, request.user.idUser);
+        }
       }
     }
     const asked = (request.query as Record<string, unknown> | undefined)?.lang;

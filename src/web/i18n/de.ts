@@ -1,8 +1,10 @@
+import { tradeDe } from './trade.js';
 import { shopDe } from './shop/de.js';
 import type { Dictionary } from './index.js';
 
 export const de = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
+  ...tradeDe,
   ...shopDe,
   'nav.profile': 'Profil',
   'nav.signIn': 'Anmelden',

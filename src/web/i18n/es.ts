@@ -1,8 +1,10 @@
+import { tradeEs } from './trade.js';
 import { shopEs } from './shop/es.js';
 import type { Dictionary } from './index.js';
 
 export const es = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
+  ...tradeEs,
   ...shopEs,
   'nav.profile': 'Perfil',
   'nav.signIn': 'Iniciar sesión',

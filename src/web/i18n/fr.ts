@@ -1,8 +1,10 @@
+import { tradeFr } from './trade.js';
 import { shopFr } from './shop/fr.js';
 import type { Dictionary } from './index.js';
 
 export const fr = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
+  ...tradeFr,
   ...shopFr,
   'nav.profile': 'Profil',
   'nav.signIn': 'Se connecter',

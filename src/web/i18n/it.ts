@@ -1,8 +1,10 @@
+import { tradeIt } from './trade.js';
 import { shopIt } from './shop/it.js';
 import type { Dictionary } from './index.js';
 
 export const it = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
+  ...tradeIt,
   ...shopIt,
   'nav.profile': 'Profilo',
   'nav.signIn': 'Accedi',
