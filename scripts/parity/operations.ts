@@ -658,6 +658,12 @@ export const OPERATIONS: Operation[] = [
 /** What cardbazaar serves that the live API never had, or had elsewhere. */
 export const EXTENSIONS: Extension[] = [
   {
+    routes: ['GET /openapi.json'],
+    what: 'The API described: an OpenAPI 3.1 document generated from the routes',
+    notes:
+      'Unsigned. The live API had no machine-readable description; `/docs` renders this one. Tested in `test/openapi.test.ts`.',
+  },
+  {
     routes: ['GET /exports/files/:idRequest/:token'],
     what: "The file behind a finished export's `url`",
     notes:

@@ -5,6 +5,7 @@ import { registerClockCommands } from './clock.js';
 import { addSettingOptions } from './context.js';
 import { registerCouponCommands } from './coupons.js';
 import { registerLimitsCommands } from './limits.js';
+import { registerOpenApiCommand } from './openapi.js';
 import { registerOrderCommands } from './orders.js';
 import { registerRequestCommand } from './request.js';
 import { registerServeCommands } from './serve.js';
@@ -25,5 +26,6 @@ export function buildCli(): Command {
   registerCatalogCommands(program);
   registerRequestCommand(program);
   registerLimitsCommands(program);
+  registerOpenApiCommand(program);
   return program;
 }

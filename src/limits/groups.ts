@@ -34,6 +34,8 @@ export const REQUEST_GROUP_NAMES = [
   'orders',
   'wantslist',
   'authentication',
+  // The API's description: unsigned, so no app is counted.
+  'documentation',
 ] as const;
 
 export type RequestGroup = (typeof REQUEST_GROUP_NAMES)[number];
@@ -122,6 +124,8 @@ export const ROUTE_GROUPS: Readonly<Record<string, RequestGroup>> = {
   // The browser page of the authorization flow: unsigned, so no app is counted, but classified.
   'GET /authenticate/:appToken': 'authentication',
   'GET /authenticate/:appToken/:lang': 'authentication',
+  // The OpenAPI document (issue 15): unsigned.
+  'GET /openapi.json': 'documentation',
 };
 
 /**

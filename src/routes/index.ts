@@ -11,6 +11,7 @@ import { shoppingCartRoutes } from './shopping-cart.js';
 import { catalogRoutes } from './catalog.js';
 import { catalogFileRoutes } from './catalog-files.js';
 import { marketplaceRoutes } from './marketplace.js';
+import { openApiRoutes } from './openapi.js';
 
 /** Every resource group of the API; each module adds its routes to the one router. */
 export function registerRoutes(router: Router, services: Services): void {
@@ -25,4 +26,5 @@ export function registerRoutes(router: Router, services: Services): void {
   catalogRoutes(router, services);
   marketplaceRoutes(router, services);
   catalogFileRoutes(router, services);
+  openApiRoutes(router, services);
 }
