@@ -14,6 +14,7 @@ import type { AccountType } from '../src/domain/catalog.js';
 import { createUser } from '../src/domain/users.js';
 import { createServices, type Services } from '../src/services.js';
 import type { AppKind, DB, User } from '../src/store/schema.js';
+import { checkContract } from './contract.js';
 import { recordParity } from './parity-recorder.js';
 
 /**
@@ -276,6 +277,12 @@ export class ApiClient {
       remoteAddress: options.remoteAddress,
     });
     recordParity(this.server.services, method, u.pathname + u.search, res.statusCode);
+    // Every answer is held to the OpenAPI document (test/contract.ts): a mismatch fails this test.
+    checkContract(this.server.services, method, u.pathname + u.search, {
+      status: res.statusCode,
+      contentType: String(res.headers['content-type'] ?? ''),
+      body: res.body,
+    });
     let json: unknown;
     if (res.body && String(res.headers['content-type'] ?? '').startsWith('application/json'))
       json = JSON.parse(res.body);

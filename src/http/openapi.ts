@@ -16,7 +16,7 @@ export type JsonObject = Record<string, unknown>;
 export const APP_KINDS_EXTENSION = 'x-app-kinds';
 
 /** Statuses any signed route may answer before or beside its own rules. */
-const SIGNED_ERRORS = [400, 401, 403, 404, 429];
+const SIGNED_ERRORS = [400, 401, 403, 404, 429, 503];
 /** Statuses an unsigned route may answer. */
 const PUBLIC_ERRORS = [400, 404];
 
@@ -36,7 +36,7 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   412: 'Precondition failed: the state does not allow this.',
   413: 'The request body is too large.',
   429: 'A request limit was reached (`Retry-After`).',
-  503: 'Unavailable.',
+  503: 'Over the per-minute rate (`Slow Down`), or the server is closing.',
 };
 
 /** `/orders/:actor/:state` → `/orders/{actor}/{state}`. */

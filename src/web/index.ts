@@ -8,6 +8,7 @@ import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
 import { accountPages } from './accounts.js';
 import { authorizePages } from './authorize.js';
+import { docsAssets, docsPages } from './docs.js';
 import { homePages } from './home.js';
 import { langFromAcceptLanguage, translator } from './i18n/index.js';
 import { profilePages } from './profile.js';
@@ -77,6 +78,7 @@ export async function websitePlugin(
       index: false,
     });
   });
+  await app.register(docsAssets);
 
   await app.register(async (pages) => {
     pages.addHook('onRequest', sessionHook(services));
@@ -84,6 +86,7 @@ export async function websitePlugin(
     accountPages(pages, services);
     profilePages(pages, services);
     authorizePages(pages, services);
+    docsPages(pages);
   });
 }
 
