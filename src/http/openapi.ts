@@ -15,10 +15,16 @@ export type JsonObject = Record<string, unknown>;
 /** The extension that names the app kinds a route admits (spec §5.5); `[]`: no OAuth at all. */
 export const APP_KINDS_EXTENSION = 'x-app-kinds';
 
-/** Statuses any signed route may answer before or beside its own rules. */
-const SIGNED_ERRORS = [400, 401, 403, 404, 429, 503];
+/**
+ * Statuses any signed route may answer before or beside its own rules: bad input, the signature
+ * and the app kind, ids not found (or not the caller's), an old base address past its cutoff
+ * (`OLD_BASE_URLS`), the limits, and the unexpected (the body names the request id).
+ */
+const SIGNED_ERRORS = [400, 401, 403, 404, 410, 429, 500, 503];
 /** Statuses an unsigned route may answer. */
-const PUBLIC_ERRORS = [400, 404];
+const PUBLIC_ERRORS = [400, 404, 410, 500];
+/** What reading a request body may answer: too large, not XML, an `Expect` refused. */
+const BODY_ERRORS = [413, 415, 417];
 
 const STATUS_DESCRIPTIONS: Record<number, string> = {
   200: 'OK',
@@ -32,9 +38,12 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   403: 'This app kind may not call this resource, or the action is not allowed.',
   404: 'Not found (also what ids of other users\u2019 things answer).',
   409: 'Conflict.',
-  410: 'Gone.',
+  410: 'Gone: an old base address past its cutoff, or an expired export file.',
   412: 'Precondition failed: the state does not allow this.',
   413: 'The request body is too large.',
+  415: 'The request body is not XML.',
+  417: 'The `Expect` header is refused.',
+  500: 'Internal server error; the description names the request id for the server log.',
   429: 'A request limit was reached (`Retry-After`).',
   503: 'Over the per-minute rate (`Slow Down`), or the server is closing.',
 };
@@ -159,7 +168,11 @@ function operation(def: RouteDefinition, components: Components, answers: Record
       headers: { ...headers, Location: { $ref: '#/components/headers/Location' } },
     };
   }
-  for (const code of [...(signed ? SIGNED_ERRORS : PUBLIC_ERRORS), ...(schema.errors ?? [])]) {
+  for (const code of [
+    ...(signed ? SIGNED_ERRORS : PUBLIC_ERRORS),
+    ...(schema.body ? BODY_ERRORS : []),
+    ...(schema.errors ?? []),
+  ]) {
     responses[String(code)] ??= { $ref: `#/components/responses/Error${code}` };
   }
   const sorted = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
@@ -307,7 +320,7 @@ export function openApiDocument(routes: RouteDefinition[], { version }: Document
     paths[key][def.method.toLowerCase()] = operation(def, components, answers);
   }
   const errorResponses: Record<string, JsonObject> = {};
-  const codes = new Set<number>([...SIGNED_ERRORS, ...PUBLIC_ERRORS]);
+  const codes = new Set<number>([...SIGNED_ERRORS, ...PUBLIC_ERRORS, ...BODY_ERRORS]);
   for (const def of routes) for (const c of def.options.schema?.errors ?? []) codes.add(c);
   for (const code of [...codes].sort((a, b) => a - b)) {
     errorResponses[`Error${code}`] = {

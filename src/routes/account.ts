@@ -132,6 +132,7 @@ export function accountRoutes(r: Router, services: Services): void {
           bankName: Type.String(),
           phoneNumber: Type.Optional(Type.String()),
         }),
+        errors: [412],
         responses: { 200: AccountMessageAnswer },
       },
     },
@@ -162,6 +163,7 @@ export function accountRoutes(r: Router, services: Services): void {
       schema: {
         summary: 'Seller activation, step 2: the amounts of the two transfers',
         body: RequestBody({ amount1: Type.String(), amount2: Type.String() }),
+        errors: [412],
         responses: { 200: AccountMessageAnswer },
       },
     },

@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { describeUnless } from '../helpers.js';
+import {
+  type BrowserServer,
+  type BrowserSession,
+  launchBrowser,
+  NO_BROWSER,
+  startBrowserServer,
+} from './harness.js';
+
+/** `/docs` in Chromium: Redoc, served by cardbazaar itself, renders the document's operations. */
+describeUnless(NO_BROWSER, 'the API reference in a browser', () => {
+  let server: BrowserServer;
+  let chrome: BrowserSession;
+  before(async () => {
+    server = await startBrowserServer();
+    chrome = await launchBrowser('docs');
+  });
+  after(async () => {
+    await chrome?.close();
+    await server?.close();
+  });
+
+  it('renders the introduction and finds an operation, with nothing refused by the page policy', async () => {
+    const page = await chrome.newPage('docs');
+    const refused: string[] = [];
+    const outside: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy|Refused/i.test(m.text())) refused.push(m.text());
+    });
+    page.on('request', (r) => {
+      if (!r.url().startsWith(server.url) && !r.url().startsWith('blob:') && !r.url().startsWith('data:'))
+        outside.push(r.url());
+    });
+    await page.goto(`${server.url}/docs`);
+    await page
+      .getByRole('heading', { name: 'Signing a request (OAuth 1.0, HMAC-SHA1)' })
+      .waitFor({ timeout: 30_000 });
+    // An operation from the side menu: its summary, then its path in the middle panel.
+    await page.getByText('The account of the user the app acts for').first().click();
+    await page.getByText('/account', { exact: true }).first().waitFor({ timeout: 10_000 });
+    assert.ok((await page.getByText('x-app-kinds', { exact: false }).count()) >= 0);
+    assert.deepEqual(refused, []);
+    assert.deepEqual(outside, [], 'the page loads nothing from elsewhere');
+  });
+});
