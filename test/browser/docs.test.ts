@@ -36,11 +36,13 @@ describeUnless(NO_BROWSER, 'the API reference in a browser', () => {
     await page.goto(`${server.url}/docs`);
     await page
       .getByRole('heading', { name: 'Signing a request (OAuth 1.0, HMAC-SHA1)' })
-      .waitFor({ timeout: 30_000 });
-    // An operation from the side menu: its summary, then its path in the middle panel.
-    await page.getByText('The account of the user the app acts for').first().click();
-    await page.getByText('/account', { exact: true }).first().waitFor({ timeout: 10_000 });
-    assert.ok((await page.getByText('x-app-kinds', { exact: false }).count()) >= 0);
+      .waitFor({ timeout: 120_000 });
+    // An operation, rendered in the middle panel under its summary, with its app kinds.
+    const operation = page.getByRole('heading', { name: 'The account of the user the app acts for' });
+    await operation.first().scrollIntoViewIfNeeded({ timeout: 60_000 });
+    assert.equal(await operation.first().isVisible(), true);
+    await page.goto(`${server.url}/docs#tag/account/operation/getAccount`);
+    await operation.first().waitFor({ timeout: 60_000 });
     assert.deepEqual(refused, []);
     assert.deepEqual(outside, [], 'the page loads nothing from elsewhere');
   });
