@@ -22,7 +22,7 @@ const flags = args.filter((a) => a.startsWith('-'));
 const files = explicit.length > 0 ? explicit : [...find('src'), ...find('test')].sort();
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...flags, ...files],
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=600000', ...flags, ...files],
   { stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

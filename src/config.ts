@@ -177,7 +177,7 @@ export const SETTINGS = [
     env: 'SECRET_KEY',
     flag: '--secret-key',
     description:
-      'Server key from which every app and access token and secret is derived (README, "Credentials"). Required in production; in the sandbox a random key is created once in `secret.key` beside the SQLite file (or in ./data/secret.key for PostgreSQL).',
+      'Server key from which every app and access token and secret is derived (README, "Credentials"). Required in production; in the sandbox a random key is created once in `secret.key` beside the SQLite file (or in ./data/secret.key for PostgreSQL); with an in-memory database, a key that lives as long as the process.',
     default: undefined,
     parse: optional,
   }),

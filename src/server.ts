@@ -1,12 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { describeApps } from './auth/apps.js';
-import { type Config, SETTINGS } from './config.js';
+import pino from 'pino';
+import { type Config, ConfigError, SETTINGS } from './config.js';
 import { startReservationSweeper } from './domain/cart.js';
 import { startPriceGuideJob } from './domain/priceguide.js';
 import { DEMO_PASSWORD, ensureDemoPasswords } from './seed/demo-users.js';
 import { seedDemo } from './seed/index.js';
-import { createServices, type Services } from './services.js';
+import { sandboxDocument } from './sandbox/document.js';
+import type { SandboxDocument } from './sandbox/types.js';
+import { createServices, type ServiceOverrides, type Services } from './services.js';
 import { countUsers, findUserByUsername } from './store/users.js';
 
 export interface RunningServer {
@@ -23,8 +26,9 @@ export interface RunningServer {
 export async function startServer(
   config: Config,
   out: (line: string) => void = console.log,
+  overrides: ServiceOverrides = {},
 ): Promise<RunningServer> {
-  const services = await createServices(config);
+  const services = await createServices(config, overrides);
   try {
     if (config.mode === 'sandbox' && config.demoData) {
       const empty = (await countUsers(services.database.db)) === 0;
@@ -133,12 +137,44 @@ function shellWord(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Runs until SIGINT/SIGTERM, then stops cleanly. */
-export async function serveForever(config: Config): Promise<void> {
-  const server = await startServer(config);
+export interface ServeOptions {
+  /** Print the sandbox document as one JSON line on stdout once listening; everything else goes to stderr. */
+  printCredentials?: 'json';
+  /** Stop when standard input ends (a parent process that dies closes the pipe). */
+  exitOnStdinClose?: boolean;
+}
+
+/** Runs until SIGINT/SIGTERM (or, if asked, standard input closing), then stops cleanly. */
+export async function serveForever(config: Config, options: ServeOptions = {}): Promise<void> {
+  const json = options.printCredentials === 'json';
+  if (json && config.mode !== 'sandbox') {
+    throw new ConfigError(
+      '--print-credentials is for the sandbox only: production never prints credentials.',
+    );
+  }
+  // With the document on stdout, stdout carries nothing else: a parent reads it with JSON.parse.
+  const say = json ? (line: string) => void process.stderr.write(`${line}\n`) : console.log;
+  const server = await startServer(
+    config,
+    say,
+    json ? { log: pino({ level: config.logLevel }, pino.destination(2)) } : {},
+  );
+  if (json) {
+    const document: SandboxDocument = await sandboxDocument(
+      server.services,
+      server.url,
+      server.services.database.location,
+    );
+    process.stdout.write(`${JSON.stringify(document)}\n`);
+  }
   await new Promise<void>((resolve) => {
-    const onSignal = (signal: string) => {
-      console.log(`${signal}: finishing in-flight requests and closing the database…`);
+    let stopping = false;
+    const onSignal = (why: string) => {
+      if (stopping) return;
+      stopping = true;
+      say(`${why}: finishing in-flight requests and closing the database…`);
+      // Reading stdin holds the event loop open; let go of it so the process can end.
+      if (options.exitOnStdinClose) process.stdin.destroy();
       server
         .stop()
         .then(() => resolve())
@@ -150,5 +186,10 @@ export async function serveForever(config: Config): Promise<void> {
     };
     process.once('SIGINT', () => onSignal('SIGINT'));
     process.once('SIGTERM', () => onSignal('SIGTERM'));
+    if (options.exitOnStdinClose) {
+      process.stdin.on('end', () => onSignal('standard input closed'));
+      process.stdin.on('error', () => onSignal('standard input closed'));
+      process.stdin.resume();
+    }
   });
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { loadOrCreateKey, sandboxKeyFile } from './auth/credentials.js';
@@ -58,11 +59,13 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   try {
     await migrateToLatest(database);
 
+    // An in-memory database dies with the process, and so may its key: nothing touches the disk.
+    const inMemory = database.dialect === 'sqlite' && database.location === ':memory:';
     const serverKey =
       config.secretKey ??
-      loadOrCreateKey(
-        sandboxKeyFile(database.location, database.dialect === 'sqlite' && database.location !== ':memory:'),
-      );
+      (inMemory
+        ? randomBytes(32).toString('base64url')
+        : loadOrCreateKey(sandboxKeyFile(database.location, database.dialect === 'sqlite')));
 
     let clock = overrides.clock;
     if (!clock) {

@@ -221,6 +221,21 @@ for (const dialect of DIALECTS) {
         [good, file('products_singles_1.json', badRecord)],
         /^products_singles_1\.json: line 14, record products\[1\] \(idProduct 3002\): "idCategory" must be a positive integer id/,
       );
+      // Many records a line each, over several read chunks: the line of a late bad record is exact.
+      const rows = Array.from({ length: 20000 }, (_, i) =>
+        JSON.stringify({
+          idProduct: 900000 + i,
+          name: `Card ${i}`,
+          idCategory: 1,
+          categoryName: 'Magic Single',
+          idExpansion: 1,
+        }),
+      );
+      rows[15000] = rows[15000]!.replace('"idCategory":1', '"idCategory":"one"');
+      await refused(
+        [file('products_singles_1.json', `{"products": [\n${rows.join(',\n')}\n]}\n`)],
+        /^products_singles_1\.json: line 15002, record products\[15000\] \(idProduct 915000\): "idCategory"/,
+      );
       const noName = { products: [{ idProduct: 7002, idCategory: 1, categoryName: 'Magic Single' }] };
       await refused(
         [file('products_singles_1.json', noName)],

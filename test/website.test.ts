@@ -12,6 +12,7 @@ import {
   xmlRequest,
 } from './helpers.js';
 import { credentialOnPage, textOf, WebClient } from './web-client.js';
+import { sellerActivationStatus } from '../src/domain/seller-activation.js';
 
 /**
  * The website through HTTP, as a browser without JavaScript uses it (`WebClient` keeps cookies and
@@ -550,6 +551,118 @@ for (const dialect of DIALECTS) {
       await a.get('/profile');
       assert.equal((await a.post('/logout')).location, '/');
       assert.equal((await a.get('/profile')).status, 303);
+    });
+
+    it('changes the password with the current one, keeps nothing on a failure, and signs out everywhere', async () => {
+      const name = uniqueName('changer');
+      const web = new WebClient(server);
+      await web.register(name, 'the old password');
+      const other = new WebClient(server);
+      await other.signIn(name, 'the old password');
+      await web.get('/profile');
+      const wrong = await web.post('/profile/password', {
+        currentPassword: 'not the old one',
+        newPassword: 'the new password',
+      });
+      assert.equal(wrong.status, 400);
+      assert.match(wrong.text, /id="currentPassword-error">This is not your current password\./);
+      assert.doesNotMatch(wrong.text, /the new password|not the old one/, 'passwords are never sent back');
+      const short = await web.post('/profile/password', {
+        currentPassword: 'the old password',
+        newPassword: 'short',
+      });
+      assert.equal(short.status, 400);
+      assert.match(short.text, /id="newPassword-error">A password has at least 8 characters\./);
+      assert.equal((await other.get('/profile')).status, 200, 'a failed change ends no session');
+      const noToken = await web.post('/profile/password', {
+        _csrf: '',
+        currentPassword: 'the old password',
+        newPassword: 'the new password',
+      });
+      assert.equal(noToken.status, 403);
+      const done = await web.post('/profile/password', {
+        currentPassword: 'the old password',
+        newPassword: 'the new password',
+      });
+      assert.equal(done.status, 303);
+      assert.equal(done.location, '/login');
+      assert.equal((await web.get('/profile')).status, 303, 'this browser is signed out');
+      assert.equal((await other.get('/profile')).status, 303, 'and every other one');
+      assert.equal((await new WebClient(server).signIn(name, 'the old password')).status, 401);
+      assert.equal((await new WebClient(server).signIn(name, 'the new password')).status, 303);
+    });
+
+    it('activates a registered account as a seller through the profile page, on the API’s rules', async () => {
+      const name = uniqueName('activator');
+      const web = new WebClient(server);
+      await web.register(name);
+      const idUser = (
+        await server.services.database.db
+          .selectFrom('users')
+          .select('idUser')
+          .where('username', '=', name)
+          .executeTakeFirstOrThrow()
+      ).idUser;
+      const page = await web.get('/profile');
+      assert.match(page.text, /id="activation-form"/);
+      const details = {
+        bankAccountOwner: 'Ada <b>Lovelace</b>',
+        iban: 'DE89 3704 0044 0532 0130 01',
+        bic: 'COBADEFFXXX',
+        bankName: 'Commerzbank',
+        phoneNumber: '+49 30 1234567',
+      };
+      const bad = await web.post('/profile/seller-activation', details);
+      assert.equal(bad.status, 400);
+      assert.match(
+        bad.text,
+        /id="iban-error">The IBAN &quot;DE89 3704 0044 0532 0130 01&quot; has wrong check digits/,
+      );
+      assert.match(bad.text, /value="Ada &lt;b&gt;Lovelace&lt;\/b&gt;"/, 'what was typed is kept, as text');
+      assert.equal((await sellerActivationStatus(server.services, idUser)).sellerActivation, 0);
+      const requested = await web.post('/profile/seller-activation', {
+        ...details,
+        iban: 'DE89 3704 0044 0532 0130 00',
+      });
+      assert.equal(requested.status, 303);
+      assert.equal(requested.location, '/profile#selling');
+      const pending = await web.get('/profile');
+      assert.doesNotMatch(pending.text, /id="activation-form"|id="transfers-form"/);
+      assert.match(textOf(pending.text), /They arrive on/);
+      server.clock.advance(25 * 60 * 60 * 1000);
+      const status = await sellerActivationStatus(server.services, idUser);
+      assert.equal(status.sellerActivation, 2);
+      const [t1, t2] = status.transfers!;
+      const euros = (cents: number) => (cents / 100).toFixed(2);
+      const arrived = await web.get('/profile');
+      assert.match(arrived.text, /id="transfers-form"/);
+      const wrongAmounts = await web.post('/profile/seller-activation/transfers', {
+        amount1: euros(t1 === 99 ? 98 : t1 + 1),
+        amount2: euros(t2),
+      });
+      assert.equal(wrongAmounts.status, 400);
+      assert.match(
+        wrongAmounts.text,
+        /id="amount1-error">These are not the two transfers to your account \(4 tries left\)/,
+      );
+      const notAPrice = await web.post('/profile/seller-activation/transfers', {
+        amount1: 'abc',
+        amount2: '0.10',
+      });
+      assert.equal(notAPrice.status, 400);
+      assert.match(notAPrice.text, /id="amount1-error">&quot;abc&quot; is not a price/);
+      const done = await web.post('/profile/seller-activation/transfers', {
+        amount1: euros(t2),
+        amount2: euros(t1),
+      });
+      assert.equal(done.status, 303);
+      const after = await sellerActivationStatus(server.services, idUser);
+      assert.equal(after.sellerActivation, 3);
+      assert.equal(after.maySell, true);
+      assert.match(
+        textOf((await web.get('/profile')).text),
+        /Your seller account is activated: you may sell\./,
+      );
     });
 
     it('keeps the API’s wire: no cookies, XML error bodies, 417 for forms under /ws; HTML 404 elsewhere', async () => {

@@ -16,6 +16,19 @@ export interface SignInLimits {
   windowMs: number;
 }
 
+/** The sign-in limits as the settings give them (`SIGNIN_ATTEMPTS_PER_*`, `SIGNIN_WINDOW`). */
+export function signInLimitsOf(services: {
+  limits: LimitStore;
+  config: { signInAttemptsPerUsername: number; signInAttemptsPerAddress: number; signInWindowMs: number };
+}): SignInLimits {
+  return {
+    limits: services.limits,
+    perUsername: services.config.signInAttemptsPerUsername,
+    perAddress: services.config.signInAttemptsPerAddress,
+    windowMs: services.config.signInWindowMs,
+  };
+}
+
 /**
  * Checks a username and password (the website's sign-in form). Every attempt counts against the
  * username and the client address in the shared limit store (so the limits hold across instances
@@ -86,4 +99,37 @@ export async function setPassword(ctx: DomainContext, idUser: number, password: 
     await deleteSessionsOfUser(tx, idUser);
     await deletePasswordResetsOfUser(tx, idUser);
   });
+}
+
+/**
+ * A signed-in user changes their own password (the profile page): the current one proves it is
+ * them and not someone at an unattended browser. Then as `setPassword`: every session ends.
+ */
+export async function changePassword(
+  ctx: DomainContext,
+  limits: SignInLimits,
+  idUser: number,
+  input: { currentPassword: string; newPassword: string },
+): Promise<void> {
+  const user = await findUserById(ctx.database.db, idUser);
+  if (!user) throw notFound(`User ${idUser} does not exist.`);
+  // Guessing the current password from a borrowed session counts like guessing at the sign-in form.
+  const userKey = signInUserKey(user.username);
+  const attempt = await limits.limits.attempt([{ key: userKey, max: limits.perUsername }], limits.windowMs);
+  if (!attempt.allowed) {
+    const seconds = Math.max(1, Math.ceil(attempt.retryAfterMs / 1000));
+    throw new ApiError(429, `Too many wrong passwords. Try again in ${seconds} seconds.`, {
+      code: 'sign_in_limited',
+      headers: { 'Retry-After': String(seconds) },
+    });
+  }
+  const ok =
+    input.currentPassword.length <= MAX_PASSWORD_LENGTH &&
+    (await verifyPassword(input.currentPassword, user.passwordHash));
+  const check = new FieldCheck();
+  if (!ok) check.add('currentPassword', 'current_password_wrong', 'This is not your current password.');
+  checkPassword(check, 'newPassword', input.newPassword);
+  if (ok) await limits.limits.forgetAttempt(userKey, true);
+  check.throwIfAny();
+  await setPassword(ctx, idUser, input.newPassword);
 }

@@ -4,6 +4,7 @@ import { registerCatalogCommands } from './catalog.js';
 import { registerClockCommands } from './clock.js';
 import { addSettingOptions } from './context.js';
 import { registerCouponCommands } from './coupons.js';
+import { registerFixtureCommands } from './fixtures.js';
 import { registerLimitsCommands } from './limits.js';
 import { registerOpenApiCommand } from './openapi.js';
 import { registerOrderCommands } from './orders.js';
@@ -27,5 +28,6 @@ export function buildCli(): Command {
   registerRequestCommand(program);
   registerLimitsCommands(program);
   registerOpenApiCommand(program);
+  registerFixtureCommands(program);
   return program;
 }

@@ -1,18 +1,35 @@
+import { fstatSync } from 'node:fs';
 import type { Command } from 'commander';
 import { seedDemo } from '../seed/index.js';
 import { serveForever } from '../server.js';
 import { openDatabase } from '../store/db.js';
 import { migrateToLatest } from '../store/migrate.js';
-import { configFrom, reportErrors, withServices } from './context.js';
+import { CliError, configFrom, reportErrors, withServices } from './context.js';
 import { progressBar } from './progress.js';
 
 export function registerServeCommands(program: Command): void {
   program
     .command('serve')
     .description('Run the API server (migrates first; loads the demo data into an empty sandbox database).')
+    .option(
+      '--print-credentials <format>',
+      "sandbox: once listening, print the base URL and the demo users' credentials as one JSON document on stdout (logs go to stderr)",
+    )
+    .option(
+      '--exit-on-stdin-close',
+      'stop when standard input closes (the default with --print-credentials when stdin is a pipe)',
+    )
+    .option('--no-exit-on-stdin-close', 'keep running when standard input closes')
     .action(
-      reportErrors(async (_opts: unknown, cmd: Command) => {
-        await serveForever(configFrom(cmd));
+      reportErrors(async (opts: { printCredentials?: string; exitOnStdinClose?: boolean }, cmd: Command) => {
+        if (opts.printCredentials !== undefined && opts.printCredentials !== 'json') {
+          throw new CliError(`--print-credentials takes "json", not "${opts.printCredentials}".`);
+        }
+        const printCredentials = opts.printCredentials === 'json' ? 'json' : undefined;
+        await serveForever(configFrom(cmd), {
+          printCredentials,
+          exitOnStdinClose: opts.exitOnStdinClose ?? (printCredentials !== undefined && stdinIsPipe()),
+        });
       }),
     );
 
@@ -46,4 +63,18 @@ export function registerServeCommands(program: Command): void {
         );
       }),
     );
+}
+
+/**
+ * Whether a parent process feeds standard input through a pipe or socket (its closing then means
+ * the parent is gone). A terminal, or /dev/null as under `docker run` without `-i` and systemd, is
+ * no such signal: /dev/null reads as closed at once.
+ */
+function stdinIsPipe(): boolean {
+  try {
+    const st = fstatSync(0);
+    return st.isFIFO() || st.isSocket();
+  } catch {
+    return false;
+  }
 }

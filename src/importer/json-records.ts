@@ -30,15 +30,22 @@ export async function readJsonRecords(
   let records = 0;
   const pending: JsonRecord[] = [];
 
-  // Lines: newlines counted chunk by chunk; a token's line is found from its byte offset.
+  // Lines: newlines counted chunk by chunk; a token's line is found from its byte offset. Offsets
+  // only grow within a chunk, so the count resumes where the last token left it: rescanning from
+  // the chunk's start for every record made a chunk of many small records quadratic.
   let chunk: Buffer = Buffer.alloc(0);
   let chunkStart = 0;
   let linesBefore = 0;
+  let scanned = 0;
+  let scannedLine = 1;
   const lineAt = (offset: number) => {
-    let line = linesBefore + 1;
     const end = Math.min(offset - chunkStart, chunk.length);
-    for (let i = 0; i < end; i++) if (chunk[i] === 10) line++;
-    return line;
+    if (end < scanned) {
+      scanned = 0;
+      scannedLine = linesBefore + 1;
+    }
+    for (; scanned < end; scanned++) if (chunk[scanned] === 10) scannedLine++;
+    return scannedLine;
   };
 
   let depth = 0;
@@ -80,6 +87,8 @@ export async function readJsonRecords(
   const stream = createReadStream(path, { highWaterMark: 256 * 1024 });
   for await (const data of stream as AsyncIterable<Buffer>) {
     chunk = data;
+    scanned = 0;
+    scannedLine = linesBefore + 1;
     tokenizer.write(data);
     for (let i = 0; i < data.length; i++) if (data[i] === 10) linesBefore++;
     chunkStart += data.length;

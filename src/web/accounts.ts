@@ -7,7 +7,7 @@ import {
   resetLinkPath,
   resetPassword,
 } from '../auth/password-reset.js';
-import { signIn } from '../auth/sign-in.js';
+import { signIn, signInLimitsOf } from '../auth/sign-in.js';
 import { REGISTRATION_FIELDS, registerAccount } from '../domain/registration.js';
 import { COUNTRY_CODES } from '../domain/users.js';
 import { ApiError } from '../errors.js';
@@ -65,16 +65,11 @@ export function accountPages(app: FastifyInstance, services: Services): void {
     const form = fields(request, ['username', 'password', 'next']);
     const next = localPath(form.next);
     try {
-      const user = await signIn(
-        services,
-        {
-          limits: services.limits,
-          perUsername: services.config.signInAttemptsPerUsername,
-          perAddress: services.config.signInAttemptsPerAddress,
-          windowMs: services.config.signInWindowMs,
-        },
-        { username: form.username, password: form.password, ip: request.ip },
-      );
+      const user = await signIn(services, signInLimitsOf(services), {
+        username: form.username,
+        password: form.password,
+        ip: request.ip,
+      });
       await signInBrowser(services, request, reply, user.idUser);
       return reply.code(303).header('Location', next).send();
     } catch (err) {

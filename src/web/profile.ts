@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { countSessionsOfUser } from '../store/web-sessions.js';
 import {
   createOwnApp,
@@ -10,13 +10,30 @@ import {
 } from '../auth/own-apps.js';
 import { endAllSessions } from '../auth/sessions.js';
 import { getAccount, setDisplayLanguage, setVacation } from '../domain/account.js';
-import { sellerActivationStatus } from '../domain/seller-activation.js';
+import {
+  completeSellerActivation,
+  parseBankDetails,
+  parseTransferAmounts,
+  requestSellerActivation,
+  sellerActivationStatus,
+} from '../domain/seller-activation.js';
+import { changePassword, signInLimitsOf } from '../auth/sign-in.js';
 import type { Services } from '../services.js';
-import { fields, formErrors, redirectWithFlash } from './forms.js';
+import { fields, formErrors, redirectWithFlash, type Errors, type Values } from './forms.js';
 import { render } from './render.js';
 import { requireUser, SESSION_COOKIE } from './session.js';
 
 const APP_FIELDS = ['kind', 'name', 'callbackUrl'] as const;
+const BANK_FIELDS = ['bankAccountOwner', 'iban', 'bic', 'bankName', 'phoneNumber'] as const;
+const AMOUNT_FIELDS = ['amount1', 'amount2'] as const;
+const PASSWORD_FIELDS = ['currentPassword', 'newPassword'] as const;
+
+/** Which of the profile's forms failed, with what was typed (never a password) and why. */
+interface FormState {
+  form: 'activation' | 'transfers' | 'password';
+  values: Values;
+  errors: Errors;
+}
 
 /**
  * The profile page (spec §5.5: apps "are created by a logged-in user on the profile page"): the
@@ -29,7 +46,7 @@ export function profilePages(app: FastifyInstance, services: Services): void {
   const form = { onRequest: requireUser, preHandler: app.csrfProtection };
   const idOf = (params: unknown, name: string) => Number((params as Record<string, string>)[name]);
 
-  app.get('/profile', signedIn, async (request, reply) => {
+  const showProfile = async (request: FastifyRequest, reply: FastifyReply, failed?: FormState) => {
     const idUser = request.user!.idUser;
     const [account, activation, apps, authorizations, sessions] = await Promise.all([
       getAccount(services, idUser),
@@ -38,16 +55,25 @@ export function profilePages(app: FastifyInstance, services: Services): void {
       listAuthorizations(services, idUser),
       countSessionsOfUser(services.database.db, idUser, services.clock.now()),
     ]);
-    return render(request, reply, 'profile', {
-      title: 'profile.title',
-      account,
-      activation,
-      apps,
-      authorizations,
-      sessions,
-      tokenDays: services.config.thirdPartyTokenDays,
-    });
-  });
+    return render(
+      request,
+      reply,
+      'profile',
+      {
+        title: 'profile.title',
+        account,
+        activation,
+        apps,
+        authorizations,
+        sessions,
+        tokenDays: services.config.thirdPartyTokenDays,
+        failed: failed ?? null,
+      },
+      failed ? 400 : 200,
+    );
+  };
+
+  app.get('/profile', signedIn, async (request, reply) => showProfile(request, reply));
 
   app.post('/profile/language', form, async (request, reply) => {
     const { idDisplayLanguage } = fields(request, ['idDisplayLanguage']);
@@ -112,6 +138,50 @@ export function profilePages(app: FastifyInstance, services: Services): void {
   app.post('/profile/authorizations/:idAccessToken/revoke', form, async (request, reply) => {
     await revokeAuthorization(services, request.user!.idUser, idOf(request.params, 'idAccessToken'));
     return redirectWithFlash(reply, '/profile#authorized', 'flash.authorizationRevoked');
+  });
+
+  // Seller activation (the same steps as POST and PUT /account/selleractivation).
+  app.post('/profile/seller-activation', form, async (request, reply) => {
+    const f = fields(request, BANK_FIELDS);
+    try {
+      const details = parseBankDetails({
+        accountOwner: f.bankAccountOwner,
+        iban: f.iban,
+        bic: f.bic,
+        bankName: f.bankName,
+        phoneNumber: f.phoneNumber,
+      });
+      await requestSellerActivation(services, request.user!.idUser, details);
+      return redirectWithFlash(reply, '/profile#selling', 'flash.activationRequested');
+    } catch (err) {
+      const errors = formErrors(request.t, err, BANK_FIELDS);
+      return showProfile(request, reply, { form: 'activation', values: f, errors });
+    }
+  });
+
+  app.post('/profile/seller-activation/transfers', form, async (request, reply) => {
+    const f = fields(request, AMOUNT_FIELDS);
+    try {
+      const amounts = parseTransferAmounts(f.amount1, f.amount2);
+      await completeSellerActivation(services, request.user!.idUser, amounts);
+      return redirectWithFlash(reply, '/profile#selling', 'flash.activationCompleted');
+    } catch (err) {
+      const errors = formErrors(request.t, err, AMOUNT_FIELDS);
+      return showProfile(request, reply, { form: 'transfers', values: f, errors });
+    }
+  });
+
+  app.post('/profile/password', form, async (request, reply) => {
+    const f = fields(request, PASSWORD_FIELDS);
+    try {
+      await changePassword(services, signInLimitsOf(services), request.user!.idUser, f);
+      // Every session ended with the change, this one too: sign in again with the new password.
+      reply.clearCookie(SESSION_COOKIE, { path: '/' });
+      return redirectWithFlash(reply, '/login', 'flash.passwordChanged');
+    } catch (err) {
+      const errors = formErrors(request.t, err, PASSWORD_FIELDS);
+      return showProfile(request, reply, { form: 'password', values: {}, errors });
+    }
   });
 
   app.post('/profile/sign-out-everywhere', form, async (request, reply) => {

@@ -53,6 +53,27 @@ export const de = {
   'mail.resetBody':
     'Hallo {username},\n\njemand, wahrscheinlich Sie, hat ein neues Passwort für Ihr cardbazaar-Konto angefordert. Öffnen Sie innerhalb einer Stunde diesen Link, um es zu wählen:\n\n{link}\n\nWenn Sie es nicht waren, ignorieren Sie diese E-Mail: Ihr Passwort bleibt, wie es ist.\n',
 
+  'activation.intro':
+    'Um zu verkaufen, aktivieren Sie Ihr Verkäuferkonto: Geben Sie das Bankkonto an, auf das Ihre Verkäufe ausgezahlt werden. Dorthin gehen zwei kleine Überweisungen; tragen Sie deren Beträge unten ein, sobald sie da sind.',
+  'activation.accountOwner': 'Kontoinhaber',
+  'activation.iban': 'IBAN',
+  'activation.bic': 'BIC',
+  'activation.bankName': 'Bank',
+  'activation.phoneNumber': 'Telefonnummer',
+  'activation.request': 'Verkäuferaktivierung beantragen',
+  'activation.amount1': 'Erster Betrag',
+  'activation.amount2': 'Zweiter Betrag',
+  'activation.amountHint': 'In Euro, z. B. 0,37 – in beliebiger Reihenfolge.',
+  'activation.complete': 'Mein Verkäuferkonto aktivieren',
+  'password.heading': 'Passwort',
+  'password.current': 'Aktuelles Passwort',
+  'password.signsOut': 'Eine Passwortänderung meldet Sie überall ab, auch in diesem Browser.',
+  'password.change': 'Passwort ändern',
+  'flash.activationRequested':
+    'Verkäuferaktivierung beantragt: Zwei Überweisungen sind auf dem Weg zu Ihrem Bankkonto.',
+  'flash.activationCompleted': 'Ihr Verkäuferkonto ist aktiviert: Sie dürfen verkaufen.',
+  'flash.passwordChanged': 'Ihr Passwort ist geändert: Melden Sie sich mit dem neuen an.',
+  'errors.current_password_wrong': 'Das ist nicht Ihr aktuelles Passwort.',
   'profile.title': 'Ihr Profil',
   'profile.heading': 'Profil von {username}',
   'profile.account': 'Konto',

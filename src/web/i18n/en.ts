@@ -52,6 +52,27 @@ export const en = {
   'mail.resetBody':
     'Hello {username},\n\nSomeone, probably you, asked to set a new password for your cardbazaar account. Open this link within one hour to do it:\n\n{link}\n\nIf it was not you, ignore this email: your password stays as it is.\n',
 
+  'activation.intro':
+    'To sell, activate your seller account: give the bank account your sales are paid to. Two small transfers are sent to it; type their amounts below once they arrive.',
+  'activation.accountOwner': 'Account owner',
+  'activation.iban': 'IBAN',
+  'activation.bic': 'BIC',
+  'activation.bankName': 'Bank',
+  'activation.phoneNumber': 'Phone number',
+  'activation.request': 'Request the seller activation',
+  'activation.amount1': 'First amount',
+  'activation.amount2': 'Second amount',
+  'activation.amountHint': 'In euros, e.g. 0.37 — in either order.',
+  'activation.complete': 'Activate my seller account',
+  'password.heading': 'Password',
+  'password.current': 'Current password',
+  'password.signsOut': 'Changing the password signs you out everywhere, this browser too.',
+  'password.change': 'Change the password',
+  'flash.activationRequested':
+    'Seller activation requested: two transfers are on their way to your bank account.',
+  'flash.activationCompleted': 'Your seller account is activated: you may sell.',
+  'flash.passwordChanged': 'Your password is changed: sign in with the new one.',
+  'errors.current_password_wrong': 'This is not your current password.',
   'profile.title': 'Your profile',
   'profile.heading': 'Profile of {username}',
   'profile.account': 'Account',

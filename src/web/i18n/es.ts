@@ -53,6 +53,27 @@ export const es = {
   'mail.resetBody':
     'Hola, {username}:\n\nAlguien, probablemente tú, ha pedido una nueva contraseña para tu cuenta de cardbazaar. Abre este enlace en el plazo de una hora para elegirla:\n\n{link}\n\nSi no fuiste tú, ignora este correo: tu contraseña no cambia.\n',
 
+  'activation.intro':
+    'Para vender, activa tu cuenta de vendedor: indica la cuenta bancaria donde se pagan tus ventas. Se envían dos pequeñas transferencias; escribe sus importes abajo cuando lleguen.',
+  'activation.accountOwner': 'Titular de la cuenta',
+  'activation.iban': 'IBAN',
+  'activation.bic': 'BIC',
+  'activation.bankName': 'Banco',
+  'activation.phoneNumber': 'Número de teléfono',
+  'activation.request': 'Solicitar la activación de vendedor',
+  'activation.amount1': 'Primer importe',
+  'activation.amount2': 'Segundo importe',
+  'activation.amountHint': 'En euros, p. ej. 0,37, en cualquier orden.',
+  'activation.complete': 'Activar mi cuenta de vendedor',
+  'password.heading': 'Contraseña',
+  'password.current': 'Contraseña actual',
+  'password.signsOut': 'Cambiar la contraseña cierra tu sesión en todas partes, también en este navegador.',
+  'password.change': 'Cambiar la contraseña',
+  'flash.activationRequested':
+    'Activación de vendedor solicitada: dos transferencias van de camino a tu cuenta bancaria.',
+  'flash.activationCompleted': 'Tu cuenta de vendedor está activada: puedes vender.',
+  'flash.passwordChanged': 'Tu contraseña ha cambiado: inicia sesión con la nueva.',
+  'errors.current_password_wrong': 'Esta no es tu contraseña actual.',
   'profile.title': 'Tu perfil',
   'profile.heading': 'Perfil de {username}',
   'profile.account': 'Cuenta',

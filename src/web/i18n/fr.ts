@@ -53,6 +53,27 @@ export const fr = {
   'mail.resetBody':
     'Bonjour {username},\n\nQuelqu’un, sans doute vous, a demandé un nouveau mot de passe pour votre compte cardbazaar. Ouvrez ce lien dans l’heure pour le choisir :\n\n{link}\n\nSi ce n’était pas vous, ignorez cet e-mail : votre mot de passe ne change pas.\n',
 
+  'activation.intro':
+    'Pour vendre, activez votre compte vendeur : indiquez le compte bancaire qui recevra vos ventes. Deux petits virements y sont envoyés ; saisissez leurs montants ci-dessous à leur arrivée.',
+  'activation.accountOwner': 'Titulaire du compte',
+  'activation.iban': 'IBAN',
+  'activation.bic': 'BIC',
+  'activation.bankName': 'Banque',
+  'activation.phoneNumber': 'Numéro de téléphone',
+  'activation.request': 'Demander l’activation vendeur',
+  'activation.amount1': 'Premier montant',
+  'activation.amount2': 'Second montant',
+  'activation.amountHint': 'En euros, par ex. 0,37 — dans n’importe quel ordre.',
+  'activation.complete': 'Activer mon compte vendeur',
+  'password.heading': 'Mot de passe',
+  'password.current': 'Mot de passe actuel',
+  'password.signsOut': 'Changer le mot de passe vous déconnecte partout, y compris ce navigateur.',
+  'password.change': 'Changer le mot de passe',
+  'flash.activationRequested':
+    'Activation vendeur demandée : deux virements sont en route vers votre compte bancaire.',
+  'flash.activationCompleted': 'Votre compte vendeur est activé : vous pouvez vendre.',
+  'flash.passwordChanged': 'Votre mot de passe est changé : connectez-vous avec le nouveau.',
+  'errors.current_password_wrong': 'Ce n’est pas votre mot de passe actuel.',
   'profile.title': 'Votre profil',
   'profile.heading': 'Profil de {username}',
   'profile.account': 'Compte',

@@ -53,6 +53,27 @@ export const it = {
   'mail.resetBody':
     'Ciao {username},\n\nqualcuno, probabilmente tu, ha chiesto una nuova password per il tuo account cardbazaar. Apri questo link entro un’ora per sceglierla:\n\n{link}\n\nSe non sei stato tu, ignora questa e-mail: la tua password resta invariata.\n',
 
+  'activation.intro':
+    'Per vendere, attiva il tuo account venditore: indica il conto bancario su cui ricevere le vendite. Vi vengono inviati due piccoli bonifici; inserisci qui sotto i loro importi quando arrivano.',
+  'activation.accountOwner': 'Intestatario del conto',
+  'activation.iban': 'IBAN',
+  'activation.bic': 'BIC',
+  'activation.bankName': 'Banca',
+  'activation.phoneNumber': 'Numero di telefono',
+  'activation.request': 'Richiedi l’attivazione venditore',
+  'activation.amount1': 'Primo importo',
+  'activation.amount2': 'Secondo importo',
+  'activation.amountHint': 'In euro, ad es. 0,37, in qualsiasi ordine.',
+  'activation.complete': 'Attiva il mio account venditore',
+  'password.heading': 'Password',
+  'password.current': 'Password attuale',
+  'password.signsOut': 'Cambiare la password chiude la sessione ovunque, anche in questo browser.',
+  'password.change': 'Cambia la password',
+  'flash.activationRequested':
+    'Attivazione venditore richiesta: due bonifici sono in arrivo sul tuo conto bancario.',
+  'flash.activationCompleted': 'Il tuo account venditore è attivo: puoi vendere.',
+  'flash.passwordChanged': 'La tua password è cambiata: accedi con quella nuova.',
+  'errors.current_password_wrong': 'Questa non è la tua password attuale.',
   'profile.title': 'Il tuo profilo',
   'profile.heading': 'Profilo di {username}',
   'profile.account': 'Account',
