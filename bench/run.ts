@@ -18,7 +18,7 @@ import autocannon from 'autocannon';
 import { authorizationHeader } from '../src/auth/client.js';
 import { testConfig } from '../src/config.js';
 import { createServices } from '../src/services.js';
-import type { Scenario } from './scenario.js';
+import type { BenchRequest, Scenario } from './scenario.js';
 import { scenarios } from './scenarios/index.js';
 
 const { values: opts } = parseArgs({
@@ -77,6 +77,19 @@ function start(
   });
 }
 
+/** Where a request goes and the header that lets it in: an OAuth signature, or a page's cookie. */
+function addressed(port: number, r: BenchRequest): { path: string; url: string; header: [string, string] } {
+  const path = r.page ? r.path : `/ws/v2.0${r.path}`;
+  const url = `http://127.0.0.1:${port}${path}`;
+  return {
+    path,
+    url,
+    header: r.page
+      ? ['cookie', r.page.cookie]
+      : ['authorization', authorizationHeader(r.method, url, r.credentials)],
+  };
+}
+
 interface LoadResult {
   rps: number;
   non2xx: number;
@@ -101,8 +114,7 @@ async function load(
   let i = 0;
   const next = () => {
     const r = scenario.request(state, i++);
-    const url = `http://127.0.0.1:${port}/ws/v2.0${r.path}`;
-    return { r, url, authorization: authorizationHeader(r.method, url, r.credentials) };
+    return { r, ...addressed(port, r) };
   };
   if (hasWrk) {
     // cardbazaar refuses a replayed nonce, so it needs a fresh request for each one sent; the bare
@@ -113,8 +125,10 @@ async function load(
     const file = join(workDir, `requests-${port}.txt`);
     const lines: string[] = [];
     for (let k = 0; k < count; k++) {
-      const { r, authorization } = next();
-      lines.push(`${r.method}\t/ws/v2.0${r.path}\t${authorization}\t${r.body ?? ''}`);
+      const { r, path, header } = next();
+      // wrk.lua sends the third column as Authorization, or as Cookie when it starts with "Cookie: ".
+      const credential = header[0] === 'cookie' ? `Cookie: ${header[1]}` : header[1];
+      lines.push(`${r.method}\t${path}\t${credential}\t${r.body ?? ''}`);
     }
     writeFileSync(file, `${lines.join('\n')}\n`);
     const out = spawnSync(
@@ -154,12 +168,12 @@ async function load(
     requests: [
       {
         setupRequest: (req) => {
-          const { r, authorization } = next();
+          const { r, path, header } = next();
           req.method = r.method;
-          req.path = `/ws/v2.0${r.path}`;
+          req.path = path;
           req.headers = {
             ...req.headers,
-            authorization,
+            [header[0]]: header[1],
             ...(r.body ? { 'content-type': 'application/xml' } : {}),
           };
           req.body = r.body;
@@ -220,11 +234,11 @@ async function runScenario(scenario: Scenario, index: number): Promise<void> {
 
     // One real request: it must be the expected answer, and its bytes are what the baseline sends.
     const sample = scenario.request(state, -1);
-    const url = `http://127.0.0.1:${port}/ws/v2.0${sample.path}`;
+    const { url, header } = addressed(port, sample);
     const res = await fetch(url, {
       method: sample.method,
       headers: {
-        authorization: authorizationHeader(sample.method, url, sample.credentials),
+        [header[0]]: header[1],
         ...(sample.body ? { 'content-type': 'application/xml' } : {}),
       },
       body: sample.body,
@@ -300,11 +314,11 @@ async function runSequential(scenario: Scenario, state: unknown, port: number, b
     const started = performance.now();
     for (let k = 0; k < count; k++) {
       const r = scenario.request(state, index());
-      const url = `http://127.0.0.1:${target}/ws/v2.0${r.path}`;
+      const { url, header } = addressed(target, r);
       const res = await fetch(url, {
         method: r.method,
         headers: {
-          authorization: authorizationHeader(r.method, url, r.credentials),
+          [header[0]]: header[1],
           ...(r.body ? { 'content-type': 'application/xml' } : {}),
         },
         body: r.body,

@@ -11,6 +11,11 @@ export interface BenchRequest {
   path: string;
   body?: string;
   credentials: ClientCredentials;
+  /**
+   * A website page instead of an API call: `path` is the site's own (no `/ws/v2.0` prefix) and the
+   * request carries this session cookie instead of an OAuth signature.
+   */
+  page?: { cookie: string };
 }
 
 export interface Scenario<T = unknown> {

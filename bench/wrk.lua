@@ -1,4 +1,5 @@
--- Replays pre-signed requests (one per line: method, path, Authorization, body; tab-separated),
+-- Replays pre-signed requests (one per line: method, path, Authorization or "Cookie: …", body;
+-- tab-separated),
 -- each once, so every request to cardbazaar carries a fresh OAuth nonce. Signing happens before
 -- the round, so wrk itself only sends bytes.
 local reqs = {}
@@ -8,7 +9,9 @@ local i = 0
 function init(args)
   for line in io.lines(args[1]) do
     local m, p, a, b = line:match("^([^\t]*)\t([^\t]*)\t([^\t]*)\t(.*)$")
-    local headers = { ["Authorization"] = a }
+    local headers = {}
+    local cookie = a:match("^Cookie: (.*)$")
+    if cookie then headers["Cookie"] = cookie else headers["Authorization"] = a end
     local body = nil
     if b ~= "" then
       headers["Content-Type"] = "application/xml"

@@ -12,10 +12,13 @@ import { ApiError } from './errors.js';
 import { checkExpect, EXPECT_LIMIT, installBodyParsing } from './http/body.js';
 import { clientErrorHandler, rawErrorResponse } from './http/client-errors.js';
 import { installConnectionCap, timeoutOptions } from './http/connections.js';
+import { installSandboxControl, resetAfterRestore, SandboxControl } from './http/control.js';
 import { installCors, setCorsHeaders } from './http/cors.js';
+import { faultHook } from './http/faults.js';
 import { rewriteFormatSegment } from './http/format.js';
 import { sendError } from './http/reply.js';
 import { API_PREFIX, type RouteConfig, type Router as ApiRouter, Router } from './http/routing.js';
+import { installRequestLog } from './http/request-log.js';
 import { installVersions } from './http/versions.js';
 import { limitHooks } from './limits/hook.js';
 import { installLimitsOperator } from './limits/operator.js';
@@ -118,6 +121,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   });
 
   installConnectionCap(app, config);
+  installRequestLog(app, services);
   installCors(app);
   installVersions(app, config, services.wallClock);
   app.addHook('onRequest', (request, _reply, done) => {
@@ -130,10 +134,18 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   });
   installBodyParsing(app);
 
+  // The sandbox's operator commands (faults, snapshot loads) reach every server through the
+  // database; production has neither, and pays nothing for them.
+  const control =
+    config.mode === 'sandbox' ? new SandboxControl(services, () => resetAfterRestore(services)) : undefined;
+  if (control) installSandboxControl(app, control);
   const limits = limitHooks(services);
-  router.install(app, (route) =>
-    route.kinds ? [authenticationHook(services, route.kinds, route.signedByApp), ...limits(route)] : [],
-  );
+  router.install(app, (route) => {
+    const faults = control ? [faultHook(services, control, route)] : [];
+    return route.kinds
+      ? [authenticationHook(services, route.kinds, route.signedByApp), ...faults, ...limits(route)]
+      : faults;
+  });
   installLimitsOperator(app, services);
   installCatalogDownloads(app, services);
 

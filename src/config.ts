@@ -58,6 +58,10 @@ export interface Config {
   /** Where password reset emails go out (nodemailer transport URL); unset: no email. */
   smtpUrl: string | undefined;
   mailFrom: string;
+  /** Where `cardbazaar snapshot` keeps snapshots; unset: `snapshots/` beside the SQLite file. */
+  snapshotDir: string | undefined;
+  /** Rows of the request log kept per user (0: no request log). */
+  requestLogRows: number;
 }
 
 interface Setting<K extends keyof Config> {
@@ -490,6 +494,24 @@ export const SETTINGS = [
     description: 'The sender of the emails the website sends.',
     default: 'cardbazaar <no-reply@cardbazaar.invalid>',
     parse: (raw) => raw,
+  }),
+  setting({
+    key: 'snapshotDir',
+    env: 'SNAPSHOT_DIR',
+    flag: '--snapshot-dir',
+    description:
+      'Where `cardbazaar snapshot save` keeps snapshots (sandbox, SQLite). Unset: a `snapshots` folder beside the database file.',
+    default: undefined,
+    parse: optional,
+  }),
+  setting({
+    key: 'requestLogRows',
+    env: 'REQUEST_LOG_ROWS',
+    flag: '--request-log-rows',
+    description:
+      "How many of each user's API requests the request log keeps (the newest; older ones are deleted as new ones are written). 0 turns the request log off.",
+    default: '1000',
+    parse: int(0, 1_000_000),
   }),
 ] as const;
 

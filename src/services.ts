@@ -12,6 +12,7 @@ import { registerEventHandlers } from './domain/handlers.js';
 import { createLimitStore } from './limits/create-store.js';
 import type { LimitStore } from './limits/store.js';
 import { createMailer, type Mailer } from './mail.js';
+import { RequestLogRecorder } from './domain/request-log.js';
 import { type Database, openDatabase } from './store/db.js';
 import { migrateToLatest } from './store/migrate.js';
 import { openRedis } from './store/redis.js';
@@ -38,6 +39,8 @@ export interface Services extends DomainContext {
   events: EventDispatcher;
   /** Sends the website's emails (password reset links) when SMTP_URL is set. */
   mailer: Mailer | undefined;
+  /** Buffers the request log's rows and writes them in batches; undefined when REQUEST_LOG_ROWS is 0. */
+  requestLog: RequestLogRecorder | undefined;
   log: Logger;
   close(): Promise<void>;
 }
@@ -124,6 +127,16 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     registerEventHandlers(events);
     closers.push(() => events.stop());
 
+    let requestLog: RequestLogRecorder | undefined;
+    if (config.requestLogRows > 0) {
+      const recorder = new RequestLogRecorder(database, config.requestLogRows, (err, rows) =>
+        log.error({ err, rows }, 'writing the request log failed; these rows are lost'),
+      );
+      // Closed after the HTTP server (closers run in reverse), so the last answers' rows are written.
+      closers.push(() => recorder.close());
+      requestLog = recorder;
+    }
+
     return {
       config,
       database,
@@ -136,6 +149,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       redis,
       events,
       mailer,
+      requestLog,
       log,
       async close() {
         for (const close of closers.reverse()) await close();

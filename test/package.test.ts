@@ -11,9 +11,9 @@ import { signedHeader } from './helpers.js';
  * cardbazaar as another project's dependency, as the README's "Testing your client" says: `npm
  * pack`, the tarball installed into an empty project, `npx cardbazaar serve --port 0
  * --print-credentials json`, `npx cardbazaar fixtures run` with an example fixture from the package,
- * signed requests with the printed and the created credentials, and `startSandbox` in both modes;
- * the published types checked by tsc. (Snapshots and faults, the rest of issue 14's "Done means",
- * are another branch's.)
+ * signed requests with the printed and the created credentials, a snapshot saved, a fault that a
+ * request hits, cleared, a change, the snapshot loaded (issue 14's "Done means"), and
+ * `startSandbox` in both modes; the published types checked by tsc.
  *
  * One shortcut, for time only: the temporary project takes better-sqlite3 from this checkout
  * (an `overrides` entry to its built folder) and installs with `--ignore-scripts`. Otherwise npm
@@ -116,7 +116,7 @@ describe('the npm package', { skip: NO_NPM }, () => {
 
   // About a minute of CPU (measured: 46-54 s user); on a shared 2-core machine at load 25, 3-5 min.
   it(
-    'packs, installs into an empty project, runs there with npx (a fixture, a signed request) and startSandbox (both modes)',
+    'packs, installs into an empty project, runs there with npx (a fixture, a snapshot, a fault, signed requests) and startSandbox (both modes)',
     { timeout: 900_000 },
     async () => {
       // What `prepare` does when `npm pack` runs it, done first only when something changed, so
@@ -246,6 +246,41 @@ describe('the npm package', { skip: NO_NPM }, () => {
           .order;
         assert.equal(sent.state.state, 'sent');
         assert.equal(sent.trackingNumber, 'RR123456785DE');
+
+        // The rest of the README's flow: save the world, break it, mend it, change it, bring it back.
+        const cardbazaar = (...args: string[]) =>
+          run('npx', ['cardbazaar', '--database-url', 'world.sqlite', ...args], project);
+        const getOrder = () =>
+          fetch(orderUrl, {
+            headers: { authorization: signedHeader({ ...fixture.sellerTool, idUser: 0 }, 'GET', orderUrl) },
+          });
+        const saved = JSON.parse(await cardbazaar('snapshot', 'save', 'clean')) as { name: string };
+        assert.equal(saved.name, 'clean');
+        await cardbazaar('faults', 'add', '--path', '/order/*', '--method', 'GET', '--status', '503');
+        const faulted = await getOrder();
+        assert.equal(faulted.status, 503, 'the client request hits the fault');
+        assert.ok(faulted.headers.get('retry-after'), 'with Retry-After, as the live Slow Down');
+        assert.match(JSON.stringify(await faulted.json()), /Slow Down/);
+        await cardbazaar('faults', 'clear');
+        assert.equal((await getOrder()).status, 200, 'cleared: normal answers again');
+        const vacationUrl = `${doc.jsonBaseUrl}/account/vacation?onVacation=true`;
+        const sellerCred = { ...seller.apps.dedicated!, idUser: seller.idUser };
+        const onVacation = await fetch(vacationUrl, {
+          method: 'PUT',
+          headers: { authorization: signedHeader(sellerCred, 'PUT', vacationUrl) },
+        });
+        assert.equal(onVacation.status, 200);
+        await cardbazaar('snapshot', 'load', 'clean');
+        const restored = await fetch(url, {
+          headers: { authorization: signedHeader(sellerCred, 'GET', url) },
+        });
+        assert.equal(restored.status, 200);
+        assert.equal(
+          ((await restored.json()) as { account: { onVacation: boolean } }).account.onVacation,
+          false,
+          'the snapshot brought back the world before the change',
+        );
+        assert.equal((await getOrder()).status, 200);
 
         const exited = new Promise<number | null>((r) => npx.on('exit', (code) => r(code)));
         npx.stdin.end();

@@ -24,7 +24,7 @@ import type { Scenario } from '../scenario.js';
  * the generator version and the migrations, and copied for every run.
  */
 const GENERATOR_VERSION = 'catalog-v3';
-const HOT_PRODUCT = 999_001;
+export const HOT_PRODUCT = 999_001;
 const HOT_OFFERS = 1_500;
 const CACHE_DIR = join(import.meta.dirname, '..', '.cache');
 /**
@@ -39,7 +39,7 @@ function cacheKey(scale: number): string {
 }
 
 /** The path of a prepared database file for `scale`, building it on first use. */
-async function preparedCatalog(scale: number): Promise<string> {
+export async function preparedCatalog(scale: number): Promise<string> {
   const file = join(CACHE_DIR, `${cacheKey(scale)}.sqlite`);
   if (existsSync(file)) return file;
   mkdirSync(CACHE_DIR, { recursive: true });
@@ -98,12 +98,12 @@ async function addHotProduct(services: Services): Promise<void> {
   });
 }
 
-interface CatalogState {
+export interface CatalogState {
   credentials: ClientCredentials;
   searches: string[];
 }
 
-async function catalogState(services: Services): Promise<CatalogState> {
+export async function catalogState(services: Services): Promise<CatalogState> {
   // The scheduled price guide refresh must not run in the middle of a measurement.
   await putSetting(services.database.db, PRICE_GUIDE_REFRESHED_SETTING, String(services.clock.now()));
   // Searches as people type them: the first two words of product names, spread over the catalog.

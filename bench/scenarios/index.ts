@@ -5,6 +5,7 @@ import { stockPostScenario, stockPutScenario } from './stock.js';
 import { checkoutScenario } from './checkout.js';
 import { orders1mScenario, orders10kScenario } from './orders.js';
 import { offersLargeScenario, offersSmallScenario, productSearchScenario } from './catalog.js';
+import { productApiPageScenario, productHtmlPageScenario } from './product-page.js';
 
 /** Every benchmark scenario, in the order `npm run bench` runs them. */
 export const scenarios: Scenario<never>[] = [
@@ -19,4 +20,6 @@ export const scenarios: Scenario<never>[] = [
   productSearchScenario as Scenario<never>,
   offersSmallScenario as Scenario<never>,
   offersLargeScenario as Scenario<never>,
+  productApiPageScenario as Scenario<never>,
+  productHtmlPageScenario as Scenario<never>,
 ];

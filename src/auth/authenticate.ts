@@ -148,6 +148,9 @@ export async function authenticate(
   }
   if (!appEntry) throw unauthorized('Unknown app token (oauth_consumer_key).', { code: 'unknown_app_token' });
   const app = appEntry.app;
+  // From here on a failure goes to the request log of the app's owner (or the token's user, below).
+  request.logUser = app.idUser;
+  request.logApp = app.idApp;
 
   const tokenValue = params.get('oauth_token')!;
   let tokenEntry: CachedToken | undefined;
@@ -215,6 +218,7 @@ export async function authenticate(
       });
     }
     const token = tokenEntry.token;
+    request.logUser = token.idUser;
     if (tokenRevokedAt !== null) {
       throw unauthorized('This access token has been revoked.', { code: 'revoked_access_token' });
     }
@@ -310,6 +314,7 @@ export function authenticationHook(
   return async (request) => {
     const auth = await authenticate(request, services, signedByApp);
     request.auth = auth;
+    request.logUser = auth.idUser ?? auth.idOwner;
     if (!kinds.includes(auth.kind)) {
       throw forbidden(
         `This resource is not available to ${KIND_NAMES[auth.kind]} apps (it admits ${admitted} apps).`,

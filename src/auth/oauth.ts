@@ -180,9 +180,16 @@ export function verifySignature(
   return { ok: false, canonicalBaseString: canonical };
 }
 
-/** The RFC 5849 base string alone: the hot path, and what the sandbox shows on failure. */
-export function canonicalBaseString(input: SignatureInput): string {
-  const pairs: string[][] = [];
+/**
+ * RFC 5849 §3.4.1.3: every `oauth_*` parameter of the header (never `realm` or `oauth_signature`)
+ * and every query parameter (`+` read as a space), each name and value percent-encoded, sorted by
+ * name then value. A step of `canonicalBaseString`, exposed for the signature debugger
+ * (`explain.ts`), so the page shows what the server computes rather than a copy of it.
+ */
+export function normalizedParameters(
+  input: Pick<SignatureInput, 'oauthParams' | 'rawQuery'>,
+): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
   for (const [k, v] of input.oauthParams) pairs.push([percentEncode(k), percentEncode(v)]);
   if (input.rawQuery) {
     for (const part of input.rawQuery.split('&')) {
@@ -196,10 +203,30 @@ export function canonicalBaseString(input: SignatureInput): string {
       ]);
     }
   }
-  pairs.sort((a, b) =>
-    a[0]! === b[0]! ? (a[1]! < b[1]! ? -1 : a[1]! > b[1]! ? 1 : 0) : a[0]! < b[0]! ? -1 : 1,
-  );
+  pairs.sort((a, b) => (a[0] === b[0] ? (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0) : a[0] < b[0] ? -1 : 1));
+  return pairs;
+}
+
+/** The normalized parameter string: the sorted pairs joined as `k=v&k=v`. */
+export function parameterString(pairs: ReadonlyArray<readonly [string, string]>): string {
   let params = '';
   for (const [k, v] of pairs) params += params === '' ? `${k}=${v}` : `&${k}=${v}`;
-  return `${input.method.toUpperCase()}&${percentEncode(input.origin + input.path)}&${percentEncode(params)}`;
+  return params;
 }
+
+/** The three parts joined: upper-case method, encoded base URL, encoded parameter string. */
+export function joinBaseString(method: string, baseUrl: string, params: string): string {
+  return `${method.toUpperCase()}&${percentEncode(baseUrl)}&${percentEncode(params)}`;
+}
+
+/** The RFC 5849 base string alone: the hot path, and what the sandbox shows on failure. */
+export function canonicalBaseString(input: SignatureInput): string {
+  return joinBaseString(
+    input.method,
+    input.origin + input.path,
+    parameterString(normalizedParameters(input)),
+  );
+}
+
+/** RFC 5849 §3.6 percent-decoding, as the header parser applies it (a stray `%` kept as sent). */
+export { percentDecode };

@@ -3,13 +3,16 @@ import { registerAppCommands } from './apps.js';
 import { registerCatalogCommands } from './catalog.js';
 import { registerClockCommands } from './clock.js';
 import { addSettingOptions } from './context.js';
+import { registerFaultCommands } from './faults.js';
 import { registerCouponCommands } from './coupons.js';
 import { registerFixtureCommands } from './fixtures.js';
 import { registerLimitsCommands } from './limits.js';
 import { registerOpenApiCommand } from './openapi.js';
 import { registerOrderCommands } from './orders.js';
 import { registerRequestCommand } from './request.js';
+import { registerRequestLogCommands } from './request-log.js';
 import { registerServeCommands } from './serve.js';
+import { registerSnapshotCommands } from './snapshots.js';
 import { registerUserCommands } from './users.js';
 
 /** The `cardbazaar` command. Every setting is a global option beside its environment variable. */
@@ -28,6 +31,9 @@ export function buildCli(): Command {
   registerRequestCommand(program);
   registerLimitsCommands(program);
   registerOpenApiCommand(program);
+  registerFaultCommands(program);
+  registerSnapshotCommands(program);
   registerFixtureCommands(program);
+  registerRequestLogCommands(program);
   return program;
 }

@@ -54,6 +54,7 @@ function parse(buffer: Buffer, contentType: string | undefined): XmlObject | und
 export function installBodyParsing(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(XML_TYPES, { parseAs: 'buffer' }, (request, body, done) => {
+    request.logBody = body as Buffer; // kept by reference; the request log reads it on a failure only
     try {
       done(null, parse(body as Buffer, request.headers['content-type']));
     } catch (err) {
@@ -61,6 +62,7 @@ export function installBodyParsing(app: FastifyInstance): void {
     }
   });
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+    request.logBody = body as Buffer;
     if (request.headers['content-type'] === undefined) {
       try {
         done(null, parse(body as Buffer, undefined));

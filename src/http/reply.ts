@@ -7,6 +7,8 @@ import { type Tree, toXml } from './xml.js';
 export function sendTree(request: FastifyRequest, reply: FastifyReply, status: number, tree: Tree): void {
   const format = formatOf(request.raw);
   const body = format === 'json' ? JSON.stringify(tree) : toXml(tree);
+  // What the request log keeps of a failure (src/http/request-log.ts).
+  if (status >= 400) request.logResponse = body;
   reply.code(status).type(CONTENT_TYPES[format]).send(body);
 }
 
@@ -18,5 +20,6 @@ export function sendError(
   field?: string,
   code?: string,
 ): void {
+  request.logErrorCode = code ?? null;
   sendTree(request, reply, status, errorBody(status, description, field, code));
 }

@@ -1,5 +1,3 @@
-import { ARTICLE_FLAGS, type ArticleFlag } from '../domain/catalog.js';
-import { parsePriceCents } from '../domain/money.js';
 import {
   type OfferFilterInput,
   type OfferPage,
@@ -9,7 +7,8 @@ import {
 } from '../domain/offers.js';
 import { findUsers, publicUser } from '../domain/public-users.js';
 import { badRequest } from '../errors.js';
-import { boolean, idParam, integer, parseInteger, strings, text } from '../http/fields.js';
+import { idParam, text } from '../http/fields.js';
+import { offerFilterInput, userOfferFilterInput } from '../http/offer-filters.js';
 import { type PageRequest, pagedResponse, pageFromQuery } from '../http/pagination.js';
 import { ALL_KINDS, type ApiRequest, ok, type Router } from '../http/routing.js';
 import { mapArticle } from '../mappers/article.js';
@@ -132,15 +131,7 @@ export function marketplaceRoutes(r: Router, services: Services): void {
     },
     async (req) => {
       const page = { ...pageFromQuery(req.query, { maxLimit: 1000 }), paginated: true };
-      const input: UserOfferFilterInput = {
-        ...offerFilters(req),
-        idGame: integer(req.query, 'idGame', { min: 1 }),
-        rarity: text(req.query, 'rarity'),
-        name: text(req.query, 'name'),
-        expansionName: text(req.query, 'expansionName'),
-        minPrice: price(req, 'minPrice'),
-        maxPrice: price(req, 'maxPrice'),
-      };
+      const input: UserOfferFilterInput = userOfferFilterInput(req.query);
       const offers = await userOffers(
         services,
         userParam(req),
@@ -180,29 +171,9 @@ function articleTree(offers: OfferPage) {
   };
 }
 
-/** The filters both offer lists share, read from the query string. */
+/** The filters both offer lists share, read from the query string (shared with the pages). */
 function offerFilters(req: ApiRequest): OfferFilterInput {
-  const flags: Partial<Record<ArticleFlag, boolean>> = {};
-  for (const flag of ARTICLE_FLAGS) {
-    const v = boolean(req.query, flag);
-    if (v !== undefined) flags[flag] = v;
-  }
-  return {
-    userType: text(req.query, 'userType'),
-    minUserScore: integer(req.query, 'minUserScore'),
-    idLanguages: strings(req.query, 'idLanguage')
-      .filter((v) => v.trim() !== '')
-      .map((v) => parseInteger(v, 'idLanguage', { min: 1 })),
-    minCondition: text(req.query, 'minCondition'),
-    flags,
-    minAvailable: integer(req.query, 'minAvailable', { min: 1 }),
-    sellerCountries: strings(req.query, 'sellerCountry').filter((v) => v.trim() !== ''),
-  };
-}
-
-function price(req: ApiRequest, name: string): number | undefined {
-  const v = text(req.query, name);
-  return v === undefined || v.trim() === '' ? undefined : parsePriceCents(v, name);
+  return offerFilterInput(req.query);
 }
 
 /** `:idUser` is an id or an exact username. */

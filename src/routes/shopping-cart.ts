@@ -9,8 +9,8 @@ import {
 } from '../domain/cart.js';
 import { checkout } from '../domain/checkout.js';
 import { MAX_CART_ARTICLES } from '../domain/trading.js';
-import { normalizeCountry } from '../domain/users.js';
-import { type ApiError, badRequest } from '../errors.js';
+import { checkPostalAddress } from '../domain/postal-address.js';
+import { badRequest } from '../errors.js';
 import { requireBody } from '../http/body.js';
 import { idParam, integer, objects, requireInteger, requireText, text } from '../http/fields.js';
 import { ok, type Router, USER_KINDS } from '../http/routing.js';
@@ -52,33 +52,16 @@ function cartItem(a: XmlObject): CartItem {
   return { idArticle, count: n };
 }
 
-const MAX_ADDRESS_FIELD = 200;
-
-function addressField(body: XmlObject, name: keyof PostalAddress, required: boolean): string | null {
-  const v = required ? requireText(body, name) : text(body, name);
-  const t = v?.trim() ?? '';
-  if (t.length > MAX_ADDRESS_FIELD) {
-    throw badRequest(`"${name}" may have at most ${MAX_ADDRESS_FIELD} characters.`, { field: name });
-  }
-  return t === '' ? null : t;
-}
-
+/** The address elements as sent (the order of checks is the domain's: country first). */
 function postalAddress(body: XmlObject): PostalAddress {
-  const country = addressField(body, 'country', true)!;
-  let normalized: string;
-  try {
-    normalized = normalizeCountry(country);
-  } catch (err) {
-    throw badRequest((err as ApiError).message, { field: 'country' });
-  }
-  return {
-    name: addressField(body, 'name', true)!,
-    extra: addressField(body, 'extra', false),
-    street: addressField(body, 'street', true)!,
-    zip: addressField(body, 'zip', true)!,
-    city: addressField(body, 'city', true)!,
-    country: normalized,
-  };
+  return checkPostalAddress({
+    country: text(body, 'country'),
+    name: text(body, 'name'),
+    extra: text(body, 'extra'),
+    street: text(body, 'street'),
+    zip: text(body, 'zip'),
+    city: text(body, 'city'),
+  });
 }
 
 /** The shopping cart (spec §2.3, §4.2; reference §1.5, §2.16). */

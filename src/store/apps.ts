@@ -70,7 +70,7 @@ export async function credentialState(
  * (a `settings` row): processes that cache credentials read it to learn that something was revoked
  * anywhere, by any process. Random rather than counted, so no dialect needs arithmetic on text.
  */
-const CREDENTIALS_VERSION = 'credentialsVersion';
+export const CREDENTIALS_VERSION = 'credentialsVersion';
 
 const credentialsVersionQuery = prepared(
   (db, key: string) => db.selectFrom('settings').select('value').where('key', '=', key),

@@ -528,6 +528,49 @@ export interface RequestTokensTable {
   usedAt: number | null;
 }
 
+/** An injected fault (sandbox, `cardbazaar faults add`): see src/domain/faults.ts. */
+export interface FaultsTable {
+  idFault: Generated<number>;
+  method: string | null;
+  path: string;
+  status: number | null;
+  description: string | null;
+  rate: number;
+  latencyMs: number;
+  drop: number;
+  seed: number | null;
+  createdAt: number;
+}
+
+/**
+ * One API request as the request log keeps it (README, "The request log"). Never a secret or a
+ * signature: `authorization` and `query` are stored without `oauth_signature`. The failure columns
+ * (`origin` … `baseString`) are filled only for answers of 400 and above.
+ */
+export interface RequestLogTable {
+  idRequest: Generated<number>;
+  idUser: number;
+  idApp: number | null;
+  /** Real time (epoch ms) the request arrived. */
+  time: number;
+  method: string;
+  /** The raw path as sent (with any `output.json` segment). */
+  path: string;
+  /** The raw query without `?` and without `oauth_signature`. */
+  query: string;
+  status: number;
+  durationMicros: number;
+  internalErrorCode: string | null;
+  /** `scheme://host[:port]` as the signature check saw it (failures only). */
+  origin: string | null;
+  authorization: string | null;
+  /** The first 4 KB of the bodies (failures only). */
+  requestBody: string | null;
+  responseBody: string | null;
+  /** Sandbox only: the base string the server computed for a bad signature. */
+  baseString: string | null;
+}
+
 export interface DB {
   users: UsersTable;
   apps: AppsTable;
@@ -567,6 +610,8 @@ export interface DB {
   oauthNonces: OAuthNoncesTable;
   sellerActivations: SellerActivationsTable;
   catalogVersions: CatalogVersionsTable;
+  faults: FaultsTable;
+  requestLog: RequestLogTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -576,6 +621,7 @@ export type UserUpdate = Updateable<UsersTable>;
 export type App = Selectable<AppsTable>;
 export type AccessToken = Selectable<AccessTokensTable>;
 export type Article = Selectable<ArticlesTable>;
+export type Fault = Selectable<FaultsTable>;
 export type NewArticle = Insertable<ArticlesTable>;
 export type Product = Selectable<ProductsTable>;
 export type Order = Selectable<OrdersTable>;

@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
@@ -9,11 +8,15 @@ import type { Services } from '../services.js';
 import { accountPages } from './accounts.js';
 import { authorizePages } from './authorize.js';
 import { docsAssets, docsPages } from './docs.js';
+import { balancePages } from './balance.js';
+import { cartPages } from './cart.js';
+import { catalogPages } from './catalog.js';
 import { homePages } from './home.js';
 import { langFromAcceptLanguage, translator } from './i18n/index.js';
 import { profilePages } from './profile.js';
+import { requestPages } from './requests.js';
 import { ASSETS_DIR, render } from './render.js';
-import { cookieOptions, sessionHook } from './session.js';
+import { cookieOptions, sessionHook, websiteCookieSecret } from './session.js';
 import { pageHeaders } from './headers.js';
 
 /**
@@ -55,7 +58,7 @@ export async function websitePlugin(
   });
 
   await app.register(fastifyCookie, {
-    secret: createHmac('sha256', services.serverKey).update('cardbazaar website cookies').digest('base64url'),
+    secret: websiteCookieSecret(services.serverKey),
   });
   await app.register(fastifyCsrf, {
     sessionPlugin: '@fastify/cookie',
@@ -87,6 +90,11 @@ export async function websitePlugin(
     profilePages(pages, services);
     authorizePages(pages, services);
     docsPages(pages);
+    requestPages(pages, services);
+    // Finding cards, the cart and paying (issue 17, part 1).
+    catalogPages(pages, services);
+    cartPages(pages, services);
+    balancePages(pages, services);
   });
 }
 

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { endSession, findSession, type SessionUser, startSession } from '../auth/sessions.js';
@@ -33,6 +34,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     webCookieOptions: CookieSerializeOptions;
   }
+}
+
+/** The key the website signs its cookies with, derived from the server key (benchmarks sign one too). */
+export function websiteCookieSecret(serverKey: string): string {
+  return createHmac('sha256', serverKey).update('cardbazaar website cookies').digest('base64url');
 }
 
 export function cookieOptions(config: Config): CookieSerializeOptions {

@@ -10,6 +10,8 @@ import * as m0008_1 from './0008_1_oauth_nonces.js';
 import * as m0008_2 from './0008_2_lost_orders.js';
 import * as m0011 from './0011_catalog_versions.js';
 import * as m0008_3 from './0008_3_seller_activation.js';
+import * as m0015 from './0015_faults.js';
+import * as m0013 from './0013_request_log.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from a folder so the same list works
@@ -28,4 +30,6 @@ export const migrations: Record<string, Migration> = {
   '0008_2_lost_orders': m0008_2,
   '0008_3_seller_activation': m0008_3,
   '0011_catalog_versions': m0011,
+  '0015_faults': m0015,
+  '0013_request_log': m0013,
 };

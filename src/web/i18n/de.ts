@@ -1,6 +1,9 @@
+import { shopDe } from './shop/de.js';
 import type { Dictionary } from './index.js';
 
 export const de = {
+  // The shop pages' texts (issue 17, part 1), one spread per dictionary.
+  ...shopDe,
   'nav.profile': 'Profil',
   'nav.signIn': 'Anmelden',
   'nav.signOut': 'Abmelden',
@@ -174,6 +177,111 @@ export const de = {
 
   'declined.title': 'Nicht autorisiert',
   'declined.text': 'Sie haben {app} nicht autorisiert. Die App bekommt nichts, und Ihr Browser bleibt hier.',
+
+  'nav.requests': 'Anfragen',
+  'requests.title': 'Ihre API-Anfragen',
+  'requests.intro':
+    'Die letzten {rows} Anfragen an die API, mit Ihren Apps oder für Sie gestellt, die neuesten zuerst, und die fehlgeschlagenen, die mit einem Ihrer App-Token signiert waren. Bei Fehlern werden die ersten 4 KB beider Bodys gespeichert; Signaturen und Geheimnisse nie.',
+  'requests.off': 'Dieser Server führt kein Anfrageprotokoll (REQUEST_LOG_ROWS ist 0).',
+  'requests.filterStatus': 'Status',
+  'requests.statusHint': 'Ein Code (401), eine Klasse (4xx), ok oder failed.',
+  'requests.filterPath': 'Pfad enthält',
+  'requests.filterApp': 'App',
+  'requests.anyApp': 'Alle Apps',
+  'requests.filter': 'Filtern',
+  'requests.none': 'Hier gibt es noch keine Anfragen.',
+  'requests.time': 'Zeit',
+  'requests.method': 'Methode',
+  'requests.path': 'Pfad',
+  'requests.status': 'Status',
+  'requests.duration': 'Dauer',
+  'requests.app': 'App',
+  'requests.code': 'Fehlercode',
+  'requests.count': '{total} Anfragen',
+  'requests.pageOf': 'Seite {page} von {pages}',
+  'requests.newer': 'Neuere',
+  'requests.older': 'Ältere',
+  'requests.open': 'Öffnen',
+  'request.title': 'Anfrage {id}',
+  'request.query': 'Query',
+  'request.origin': 'Adressiert als',
+  'request.authorization': 'Authorization-Header (ohne Signatur)',
+  'request.requestBody': 'Anfrage-Body (erste 4 KB)',
+  'request.responseBody': 'Antwort-Body (erste 4 KB)',
+  'request.baseString': 'Vom Server berechneter Basis-String',
+  'request.none': 'Keiner',
+  'request.debug': 'Im Signatur-Debugger öffnen',
+  'request.back': 'Zurück zu Ihren Anfragen',
+  'request.durationMs': '{ms} ms',
+  'debugger.title': 'Signatur-Debugger',
+  'debugger.intro':
+    'Geben Sie eine Anfrage so ein, wie Ihr Client sie gesendet hat, und die Geheimnisse, mit denen er signiert hat: Der Server prüft die Signatur Schritt für Schritt, wie bei jeder Anfrage, und nennt den ersten Unterschied.',
+  'debugger.fromLog':
+    'Aus Ihrem Anfrageprotokoll ausgefüllt, das nie Signaturen speichert: Fügen Sie den Authorization-Header ein, den Ihr Client gesendet hat (mit oauth_signature), um die Signaturen zu vergleichen, und geben Sie die beiden Geheimnisse ein.',
+  'debugger.method': 'Methode',
+  'debugger.url': 'URL (mit Query)',
+  'debugger.authorization': 'Authorization-Header',
+  'debugger.consumerSecret': 'App-Geheimnis (Consumer Secret)',
+  'debugger.tokenSecret': 'Geheimnis des Zugriffstokens (leer bei einer Widget-App)',
+  'debugger.clientBaseString': 'Ihr Basis-String (optional)',
+  'debugger.secretsHint':
+    'Die Geheimnisse dienen nur dieser Prüfung: Sie werden weder gespeichert noch protokolliert noch erneut angezeigt.',
+  'debugger.submit': 'Signatur prüfen',
+  'debugger.result': 'Ergebnis',
+  'debugger.valid': 'Die Signatur ist gültig.',
+  'debugger.accepted':
+    'Der Server akzeptiert diese Signatur in einer der Formen, die er toleriert, obwohl sie nicht die unten gezeigte RFC-5849-Signatur ist.',
+  'debugger.mismatch': 'Die Signatur ist nicht die, die der Server erwartet.',
+  'debugger.noSignature':
+    'Der Header hat keine oauth_signature: Vergleichen Sie den Basis-String unten mit dem, den Ihr Client berechnet hat.',
+  'debugger.unreadable': 'Die Anfrage kann nicht geprüft werden:',
+  'debugger.problems': 'Neben der Signatur',
+  'debugger.step1': '1. Die Parameter, wie der Server sie liest',
+  'debugger.name': 'Name',
+  'debugger.value': 'Wert',
+  'debugger.source': 'Herkunft',
+  'debugger.signed': 'Signiert',
+  'debugger.yes': 'ja',
+  'debugger.no': 'nein',
+  'debugger.header': 'Header',
+  'debugger.queryParam': 'Query',
+  'debugger.step2': '2. Der normalisierte Parameter-String',
+  'debugger.step3': '3. Der Basis-String',
+  'debugger.step4': '4. Der Schlüssel (Geheimnisse verdeckt)',
+  'debugger.step5': '5. Die Signatur',
+  'debugger.expected': 'Erwartet',
+  'debugger.sent': 'Gesendet',
+  'debugger.mistakes': 'Was schiefging',
+  'debugger.noMistake':
+    'Keiner der üblichen Fehler erklärt es: Prüfen Sie die beiden Geheimnisse oder fügen Sie den Basis-String Ihres Clients ein.',
+  'debugger.mistake.query_left_out':
+    'Die Query wurde bei der Signatur weggelassen: Jeder Query-Parameter wird signiert.',
+  'debugger.mistake.port_left_out':
+    'Der Port wurde in der signierten URL weggelassen: Ein anderer Port als 80 (http) oder 443 (https) gehört dazu.',
+  'debugger.mistake.default_port_included':
+    'Der Standardport (:80 oder :443) steht in der signierten URL: Er muss weggelassen werden.',
+  'debugger.mistake.scheme_differs':
+    'Die URL wurde mit dem anderen Schema signiert (http statt https oder umgekehrt).',
+  'debugger.mistake.plus_for_space':
+    'Ein Leerzeichen wurde im Parameter-String als + kodiert: OAuth kodiert es als %20.',
+  'debugger.mistake.realm_signed': 'Der Realm wurde signiert: Er gehört in den Header, nie in die Signatur.',
+  'debugger.mistake.double_encoded_signature':
+    'Die Signatur wurde im Header zweimal prozentkodiert: Kodieren Sie sie einmal.',
+  'debugger.mistake.token_secret_left_out':
+    'Der Schlüssel wurde ohne das Geheimnis des Zugriffstokens gebildet: Er lautet appSecret&tokenSecret.',
+  'debugger.difference': 'Erster Unterschied bei Zeichen {index}, in {part}.',
+  'debugger.differenceParameter': 'Erster Unterschied bei Zeichen {index}, im Parameter {parameter}.',
+  'debugger.part.method': 'der Methode',
+  'debugger.part.url': 'der URL',
+  'debugger.part.parameters': 'den Parametern',
+  'debugger.serverSide': 'Server',
+  'debugger.clientSide': 'Client',
+  'errors.invalid_status_filter': 'Ein Status ist ein Code (401), eine Klasse (4xx), ok oder failed.',
+  'errors.required': 'Dieses Feld ist erforderlich.',
+  'errors.invalid_method': 'Eine Methode ist ein Wort wie GET oder POST.',
+  'errors.too_long': 'Das ist zu lang.',
+  'errors.invalid_path_filter': 'Der Pfadfilter darf keine Steuerzeichen enthalten.',
+  'errors.invalid_app_filter': 'Wählen Sie eine App aus der Liste.',
 
   'flash.registered': 'Willkommen, {username}! Ihr Konto ist bereit.',
   'flash.signedOut': 'Sie sind abgemeldet.',

@@ -1,6 +1,9 @@
+import { shopFr } from './shop/fr.js';
 import type { Dictionary } from './index.js';
 
 export const fr = {
+  // The shop pages' texts (issue 17, part 1), one spread per dictionary.
+  ...shopFr,
   'nav.profile': 'Profil',
   'nav.signIn': 'Se connecter',
   'nav.signOut': 'Se déconnecter',
@@ -172,6 +175,111 @@ export const fr = {
 
   'declined.title': 'Non autorisée',
   'declined.text': 'Vous n’avez pas autorisé {app}. Elle n’obtient rien, et votre navigateur reste ici.',
+
+  'nav.requests': 'Requêtes',
+  'requests.title': 'Vos requêtes à l’API',
+  'requests.intro':
+    'Les {rows} dernières requêtes à l’API faites avec vos apps ou pour vous, les plus récentes d’abord, et celles qui ont échoué signées avec un de vos jetons d’app. Les échecs gardent les 4 premiers Ko des deux corps ; signatures et secrets ne sont jamais gardés.',
+  'requests.off': 'Ce serveur ne garde aucun journal des requêtes (REQUEST_LOG_ROWS vaut 0).',
+  'requests.filterStatus': 'Statut',
+  'requests.statusHint': 'Un code (401), une classe (4xx), ok ou failed.',
+  'requests.filterPath': 'Le chemin contient',
+  'requests.filterApp': 'App',
+  'requests.anyApp': 'Toutes les apps',
+  'requests.filter': 'Filtrer',
+  'requests.none': 'Aucune requête ici pour l’instant.',
+  'requests.time': 'Heure',
+  'requests.method': 'Méthode',
+  'requests.path': 'Chemin',
+  'requests.status': 'Statut',
+  'requests.duration': 'Durée',
+  'requests.app': 'App',
+  'requests.code': 'Code d’erreur',
+  'requests.count': '{total} requêtes',
+  'requests.pageOf': 'Page {page} sur {pages}',
+  'requests.newer': 'Plus récentes',
+  'requests.older': 'Plus anciennes',
+  'requests.open': 'Ouvrir',
+  'request.title': 'Requête {id}',
+  'request.query': 'Requête (query)',
+  'request.origin': 'Adressée à',
+  'request.authorization': 'En-tête Authorization (sans la signature)',
+  'request.requestBody': 'Corps de la requête (4 premiers Ko)',
+  'request.responseBody': 'Corps de la réponse (4 premiers Ko)',
+  'request.baseString': 'Chaîne de base calculée par le serveur',
+  'request.none': 'Aucun',
+  'request.debug': 'Ouvrir dans le débogueur de signature',
+  'request.back': 'Retour à vos requêtes',
+  'request.durationMs': '{ms} ms',
+  'debugger.title': 'Débogueur de signature',
+  'debugger.intro':
+    'Donnez une requête telle que votre client l’a envoyée et les secrets avec lesquels il l’a signée : le serveur vérifie la signature étape par étape, comme pour toute requête, et nomme la première différence.',
+  'debugger.fromLog':
+    'Rempli depuis votre journal des requêtes, qui ne garde jamais les signatures : collez l’en-tête Authorization envoyé par votre client (avec son oauth_signature) pour comparer les signatures, et tapez les deux secrets.',
+  'debugger.method': 'Méthode',
+  'debugger.url': 'URL (avec la query)',
+  'debugger.authorization': 'En-tête Authorization',
+  'debugger.consumerSecret': 'Secret de l’app (consumer secret)',
+  'debugger.tokenSecret': 'Secret du jeton d’accès (vide pour une app widget)',
+  'debugger.clientBaseString': 'Votre chaîne de base (facultatif)',
+  'debugger.secretsHint':
+    'Les secrets ne servent qu’à cette vérification : ils ne sont ni enregistrés, ni journalisés, ni affichés de nouveau.',
+  'debugger.submit': 'Vérifier la signature',
+  'debugger.result': 'Résultat',
+  'debugger.valid': 'La signature est valide.',
+  'debugger.accepted':
+    'Le serveur accepte cette signature sous une des formes qu’il tolère, bien que ce ne soit pas la signature RFC 5849 affichée ci-dessous.',
+  'debugger.mismatch': 'La signature n’est pas celle qu’attend le serveur.',
+  'debugger.noSignature':
+    'L’en-tête n’a pas d’oauth_signature : comparez la chaîne de base ci-dessous avec celle calculée par votre client.',
+  'debugger.unreadable': 'La requête ne peut pas être vérifiée :',
+  'debugger.problems': 'En dehors de la signature',
+  'debugger.step1': '1. Les paramètres tels que le serveur les lit',
+  'debugger.name': 'Nom',
+  'debugger.value': 'Valeur',
+  'debugger.source': 'Origine',
+  'debugger.signed': 'Signé',
+  'debugger.yes': 'oui',
+  'debugger.no': 'non',
+  'debugger.header': 'en-tête',
+  'debugger.queryParam': 'query',
+  'debugger.step2': '2. La chaîne de paramètres normalisée',
+  'debugger.step3': '3. La chaîne de base',
+  'debugger.step4': '4. La clé (secrets masqués)',
+  'debugger.step5': '5. La signature',
+  'debugger.expected': 'Attendue',
+  'debugger.sent': 'Envoyée',
+  'debugger.mistakes': 'Ce qui ne va pas',
+  'debugger.noMistake':
+    'Aucune des erreurs habituelles ne l’explique : vérifiez les deux secrets, ou collez la chaîne de base calculée par votre client.',
+  'debugger.mistake.query_left_out':
+    'La query a été laissée hors de la signature : chaque paramètre de la query est signé.',
+  'debugger.mistake.port_left_out':
+    'Le port a été omis de l’URL signée : un port autre que 80 (http) ou 443 (https) en fait partie.',
+  'debugger.mistake.default_port_included':
+    'Le port par défaut (:80 ou :443) a été mis dans l’URL signée : il doit être omis.',
+  'debugger.mistake.scheme_differs':
+    'L’URL a été signée avec l’autre schéma (http pour https, ou l’inverse).',
+  'debugger.mistake.plus_for_space':
+    'Un espace a été codé + dans la chaîne de paramètres : OAuth le code %20.',
+  'debugger.mistake.realm_signed': 'Le realm a été signé : il va dans l’en-tête, jamais dans la signature.',
+  'debugger.mistake.double_encoded_signature':
+    'La signature a été codée deux fois (percent-encoding) dans l’en-tête : codez-la une seule fois.',
+  'debugger.mistake.token_secret_left_out':
+    'La clé a été faite sans le secret du jeton d’accès : c’est appSecret&tokenSecret.',
+  'debugger.difference': 'Première différence au caractère {index}, dans {part}.',
+  'debugger.differenceParameter': 'Première différence au caractère {index}, dans le paramètre {parameter}.',
+  'debugger.part.method': 'la méthode',
+  'debugger.part.url': 'l’URL',
+  'debugger.part.parameters': 'les paramètres',
+  'debugger.serverSide': 'Serveur',
+  'debugger.clientSide': 'Client',
+  'errors.invalid_status_filter': 'Un statut est un code (401), une classe (4xx), ok ou failed.',
+  'errors.required': 'Ce champ est obligatoire.',
+  'errors.invalid_method': 'Une méthode est un mot comme GET ou POST.',
+  'errors.too_long': 'C’est trop long.',
+  'errors.invalid_path_filter': 'Le filtre de chemin ne peut pas contenir de caractères de contrôle.',
+  'errors.invalid_app_filter': 'Choisissez une app dans la liste.',
 
   'flash.registered': 'Bienvenue, {username} ! Votre compte est prêt.',
   'flash.signedOut': 'Vous êtes déconnecté.',

@@ -1,6 +1,9 @@
+import { shopIt } from './shop/it.js';
 import type { Dictionary } from './index.js';
 
 export const it = {
+  // The shop pages' texts (issue 17, part 1), one spread per dictionary.
+  ...shopIt,
   'nav.profile': 'Profilo',
   'nav.signIn': 'Accedi',
   'nav.signOut': 'Esci',
@@ -174,6 +177,111 @@ export const it = {
 
   'declined.title': 'Non autorizzata',
   'declined.text': 'Non hai autorizzato {app}. Non riceve nulla e il tuo browser resta qui.',
+
+  'nav.requests': 'Richieste',
+  'requests.title': 'Le tue richieste all’API',
+  'requests.intro':
+    'Le ultime {rows} richieste all’API fatte con le tue app o per te, le più recenti prima, e quelle fallite firmate con uno dei tuoi token di app. I fallimenti conservano i primi 4 KB di entrambi i corpi; firme e segreti non vengono mai conservati.',
+  'requests.off': 'Questo server non tiene un registro delle richieste (REQUEST_LOG_ROWS è 0).',
+  'requests.filterStatus': 'Stato',
+  'requests.statusHint': 'Un codice (401), una classe (4xx), ok o failed.',
+  'requests.filterPath': 'Il percorso contiene',
+  'requests.filterApp': 'App',
+  'requests.anyApp': 'Qualsiasi app',
+  'requests.filter': 'Filtra',
+  'requests.none': 'Ancora nessuna richiesta qui.',
+  'requests.time': 'Ora',
+  'requests.method': 'Metodo',
+  'requests.path': 'Percorso',
+  'requests.status': 'Stato',
+  'requests.duration': 'Durata',
+  'requests.app': 'App',
+  'requests.code': 'Codice di errore',
+  'requests.count': '{total} richieste',
+  'requests.pageOf': 'Pagina {page} di {pages}',
+  'requests.newer': 'Più recenti',
+  'requests.older': 'Più vecchie',
+  'requests.open': 'Apri',
+  'request.title': 'Richiesta {id}',
+  'request.query': 'Query',
+  'request.origin': 'Indirizzata a',
+  'request.authorization': 'Header Authorization (senza la firma)',
+  'request.requestBody': 'Corpo della richiesta (primi 4 KB)',
+  'request.responseBody': 'Corpo della risposta (primi 4 KB)',
+  'request.baseString': 'Stringa base calcolata dal server',
+  'request.none': 'Nessuno',
+  'request.debug': 'Apri nel debugger delle firme',
+  'request.back': 'Torna alle tue richieste',
+  'request.durationMs': '{ms} ms',
+  'debugger.title': 'Debugger delle firme',
+  'debugger.intro':
+    'Inserisci una richiesta come l’ha inviata il tuo client e i segreti con cui l’ha firmata: il server controlla la firma passo per passo, come controlla ogni richiesta, e indica la prima differenza.',
+  'debugger.fromLog':
+    'Compilato dal tuo registro delle richieste, che non conserva mai le firme: incolla l’header Authorization inviato dal tuo client (con la sua oauth_signature) per confrontare le firme, e scrivi i due segreti.',
+  'debugger.method': 'Metodo',
+  'debugger.url': 'URL (con la query)',
+  'debugger.authorization': 'Header Authorization',
+  'debugger.consumerSecret': 'Segreto dell’app (consumer secret)',
+  'debugger.tokenSecret': 'Segreto del token di accesso (vuoto per un’app widget)',
+  'debugger.clientBaseString': 'La tua stringa base (facoltativa)',
+  'debugger.secretsHint':
+    'I segreti servono solo a questo controllo: non vengono salvati, né registrati, né mostrati di nuovo.',
+  'debugger.submit': 'Controlla la firma',
+  'debugger.result': 'Risultato',
+  'debugger.valid': 'La firma è valida.',
+  'debugger.accepted':
+    'Il server accetta questa firma in una delle forme che tollera, anche se non è la firma RFC 5849 mostrata sotto.',
+  'debugger.mismatch': 'La firma non è quella che il server si aspetta.',
+  'debugger.noSignature':
+    'L’header non ha oauth_signature: confronta la stringa base qui sotto con quella calcolata dal tuo client.',
+  'debugger.unreadable': 'La richiesta non può essere controllata:',
+  'debugger.problems': 'Oltre alla firma',
+  'debugger.step1': '1. I parametri come li legge il server',
+  'debugger.name': 'Nome',
+  'debugger.value': 'Valore',
+  'debugger.source': 'Origine',
+  'debugger.signed': 'Firmato',
+  'debugger.yes': 'sì',
+  'debugger.no': 'no',
+  'debugger.header': 'header',
+  'debugger.queryParam': 'query',
+  'debugger.step2': '2. La stringa dei parametri normalizzata',
+  'debugger.step3': '3. La stringa base',
+  'debugger.step4': '4. La chiave (segreti nascosti)',
+  'debugger.step5': '5. La firma',
+  'debugger.expected': 'Attesa',
+  'debugger.sent': 'Inviata',
+  'debugger.mistakes': 'Cosa non va',
+  'debugger.noMistake':
+    'Nessuno degli errori abituali lo spiega: controlla i due segreti o incolla la stringa base calcolata dal tuo client.',
+  'debugger.mistake.query_left_out':
+    'La query è stata lasciata fuori dalla firma: ogni parametro della query viene firmato.',
+  'debugger.mistake.port_left_out':
+    'La porta è stata omessa dall’URL firmato: una porta diversa da 80 (http) o 443 (https) ne fa parte.',
+  'debugger.mistake.default_port_included':
+    'La porta predefinita (:80 o :443) è stata messa nell’URL firmato: va omessa.',
+  'debugger.mistake.scheme_differs':
+    'L’URL è stato firmato con l’altro schema (http per https, o il contrario).',
+  'debugger.mistake.plus_for_space':
+    'Uno spazio è stato codificato come + nella stringa dei parametri: OAuth lo codifica come %20.',
+  'debugger.mistake.realm_signed': 'Il realm è stato firmato: va nell’header, mai nella firma.',
+  'debugger.mistake.double_encoded_signature':
+    'La firma è stata codificata due volte (percent-encoding) nell’header: codificala una volta sola.',
+  'debugger.mistake.token_secret_left_out':
+    'La chiave è stata creata senza il segreto del token di accesso: è appSecret&tokenSecret.',
+  'debugger.difference': 'Prima differenza al carattere {index}, in {part}.',
+  'debugger.differenceParameter': 'Prima differenza al carattere {index}, nel parametro {parameter}.',
+  'debugger.part.method': 'il metodo',
+  'debugger.part.url': 'l’URL',
+  'debugger.part.parameters': 'i parametri',
+  'debugger.serverSide': 'Server',
+  'debugger.clientSide': 'Client',
+  'errors.invalid_status_filter': 'Uno stato è un codice (401), una classe (4xx), ok o failed.',
+  'errors.required': 'Questo campo è obbligatorio.',
+  'errors.invalid_method': 'Un metodo è una parola come GET o POST.',
+  'errors.too_long': 'È troppo lungo.',
+  'errors.invalid_path_filter': 'Il filtro del percorso non può contenere caratteri di controllo.',
+  'errors.invalid_app_filter': 'Scegli un’app dall’elenco.',
 
   'flash.registered': 'Benvenuto, {username}! Il tuo account è pronto.',
   'flash.signedOut': 'Sei uscito.',

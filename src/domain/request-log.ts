@@ -1,0 +1,185 @@
+import { badRequest, notFound } from '../errors.js';
+import type { Database } from '../store/db.js';
+import {
+  appsInRequestLog,
+  findRequestLogRow,
+  insertRequestLogRows,
+  listRequestLog,
+  type NewRequestLogRow,
+  pruneRequestLog,
+  type RequestLogFilter,
+  type RequestLogListRow,
+  type RequestLogRow,
+} from '../store/request-log.js';
+import type { DomainContext } from './context.js';
+
+/** How much of a failed request's and answer's body is kept. */
+export const BODY_HEAD_BYTES = 4096;
+
+/** How often the buffered rows are written, at the latest. */
+const FLUSH_INTERVAL_MS = 1000;
+/** A buffer this long is written at once instead of waiting for the timer. */
+const FLUSH_AT = 2000;
+/**
+ * Rows held while the database does not answer; beyond, new rows are dropped (and counted in the
+ * log): the request log is a debugging aid and must never take the server's memory with it.
+ */
+const MAX_BUFFERED = 20_000;
+
+/**
+ * Writes request log rows off the request path: an answer only appends its row to a buffer, and the
+ * buffer is written in one transaction per second (or sooner when it is long), followed by one prune
+ * per user it touched so each keeps at most `rowsPerUser` rows. Rows a batch would prune at once are
+ * never written: a user sending thousands of requests a second costs `rowsPerUser` inserts a second,
+ * not thousands. Writing is best effort: a batch the database refuses is logged and dropped.
+ */
+export class RequestLogRecorder {
+  private buffer: NewRequestLogRow[] = [];
+  private writing: Promise<void> = Promise.resolve();
+  private readonly timer: NodeJS.Timeout;
+  private scheduled = false;
+  private dropped = 0;
+
+  constructor(
+    private readonly database: Database,
+    readonly rowsPerUser: number,
+    private readonly onError: (err: unknown, dropped: number) => void = () => {},
+  ) {
+    this.timer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  add(row: NewRequestLogRow): void {
+    if (this.buffer.length >= MAX_BUFFERED) {
+      this.dropped++;
+      return;
+    }
+    this.buffer.push(row);
+    if (this.buffer.length >= FLUSH_AT && !this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => void this.flush());
+    }
+  }
+
+  /** Writes what is buffered (and waits for any write under way). Tests call it to see their rows. */
+  flush(): Promise<void> {
+    this.scheduled = false;
+    const batch = this.buffer;
+    if (batch.length === 0) return this.writing;
+    this.buffer = [];
+    // One write at a time, in order, so ids grow with the time requests were answered.
+    this.writing = this.writing.then(() => this.write(batch));
+    return this.writing;
+  }
+
+  private async write(batch: NewRequestLogRow[]): Promise<void> {
+    const keep = this.rowsPerUser;
+    const perUser = new Map<number, number>();
+    const kept: NewRequestLogRow[] = [];
+    // Newest first, so the rows beyond the bound are the oldest of the batch.
+    for (let i = batch.length - 1; i >= 0; i--) {
+      const row = batch[i]!;
+      const n = perUser.get(row.idUser) ?? 0;
+      if (n >= keep) continue;
+      perUser.set(row.idUser, n + 1);
+      kept.push(row);
+    }
+    kept.reverse();
+    try {
+      await this.database.transaction(async (tx) => {
+        await insertRequestLogRows(tx, kept);
+        for (const idUser of perUser.keys()) await pruneRequestLog(tx, idUser, keep);
+      });
+    } catch (err) {
+      this.onError(err, batch.length);
+    }
+    if (this.dropped > 0) {
+      this.onError(new Error('the request log buffer was full'), this.dropped);
+      this.dropped = 0;
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+}
+
+/** `401`, `4xx`, `ok` (below 400), `failed` (400 and above), or nothing. */
+export function parseStatusFilter(text: string | undefined): RequestLogFilter['status'] {
+  const s = (text ?? '').trim().toLowerCase();
+  if (s === '' || s === 'all') return undefined;
+  if (s === 'ok') return { min: 0, max: 399 };
+  if (s === 'failed') return { min: 400, max: 999 };
+  if (/^[1-5]xx$/.test(s)) {
+    const c = Number(s[0]) * 100;
+    return { min: c, max: c + 99 };
+  }
+  if (/^[1-5]\d\d$/.test(s)) return { min: Number(s), max: Number(s) };
+  throw badRequest('status must be a status code (401), a class (4xx), ok or failed.', {
+    field: 'status',
+    code: 'invalid_status_filter',
+  });
+}
+
+export interface RequestLogQuery {
+  status?: string;
+  path?: string;
+  idApp?: string;
+  page?: number;
+}
+
+export const REQUESTS_PER_PAGE = 50;
+
+export interface RequestLogPage {
+  rows: RequestLogListRow[];
+  total: number;
+  page: number;
+  pages: number;
+  apps: Array<{ idApp: number; name: string | null }>;
+}
+
+/** A page of the user's own requests, newest first, filtered by status, path and app. */
+export async function listRequests(
+  ctx: DomainContext,
+  idUser: number,
+  query: RequestLogQuery,
+): Promise<RequestLogPage> {
+  const filter: RequestLogFilter = { status: parseStatusFilter(query.status) };
+  const path = (query.path ?? '').trim();
+  if (path.length > 200)
+    throw badRequest('path is at most 200 characters.', { field: 'path', code: 'too_long' });
+  // A request path holds no control characters (and PostgreSQL takes no NUL in a parameter).
+  // eslint-disable-next-line no-control-regex -- these are exactly the characters to refuse
+  if (/[\u0000-\u001f\u007f]/.test(path)) {
+    throw badRequest('path holds a control character.', { field: 'path', code: 'invalid_path_filter' });
+  }
+  if (path) filter.path = path;
+  if (query.idApp !== undefined && query.idApp !== '') {
+    if (!/^\d{1,9}$/.test(query.idApp)) {
+      throw badRequest('app must be an app id.', { field: 'idApp', code: 'invalid_app_filter' });
+    }
+    filter.idApp = Number(query.idApp);
+  }
+  const page = Math.max(1, Math.min(1_000_000, Math.floor(query.page ?? 1) || 1));
+  const db = ctx.database.db;
+  const [{ rows, total }, apps] = await Promise.all([
+    listRequestLog(db, idUser, filter, (page - 1) * REQUESTS_PER_PAGE, REQUESTS_PER_PAGE),
+    appsInRequestLog(db, idUser),
+  ]);
+  return { rows, total, page, pages: Math.max(1, Math.ceil(total / REQUESTS_PER_PAGE)), apps };
+}
+
+/** One of the user's own requests in full; anyone else's is 404, like one that does not exist. */
+export async function getRequest(
+  ctx: DomainContext,
+  idUser: number,
+  idRequest: number,
+): Promise<RequestLogRow> {
+  const row =
+    Number.isSafeInteger(idRequest) && idRequest > 0
+      ? await findRequestLogRow(ctx.database.db, idUser, idRequest)
+      : undefined;
+  if (!row) throw notFound(`There is no request ${idRequest} in your request log.`);
+  return row;
+}

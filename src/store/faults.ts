@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import type { Executor } from './db.js';
+import { prepared } from './prepared.js';
+import type { Fault, FaultsTable } from './schema.js';
+import { putSetting } from './settings.js';
+import type { Insertable } from 'kysely';
+
+/**
+ * The faults table, and the `settings` rows servers watch (src/http/control.ts): one changes, in
+ * the same transaction, with every change to the faults; the others announce a snapshot being
+ * loaded into the database and that one was (src/domain/snapshots.ts).
+ */
+export const FAULTS_VERSION = 'faultsVersion';
+export const DATA_GENERATION = 'dataGeneration';
+export const RESTORE_PENDING = 'restorePending';
+
+export async function insertFault(db: Executor, fault: Insertable<FaultsTable>): Promise<Fault> {
+  const { idFault } = await db
+    .insertInto('faults')
+    .values(fault)
+    .returning('idFault')
+    .executeTakeFirstOrThrow();
+  await bumpFaultsVersion(db);
+  return await db.selectFrom('faults').selectAll().where('idFault', '=', idFault).executeTakeFirstOrThrow();
+}
+
+export async function listFaults(db: Executor): Promise<Fault[]> {
+  return db.selectFrom('faults').selectAll().orderBy('idFault').execute();
+}
+
+/** Deletes one fault, or every fault when `idFault` is undefined; how many went. */
+export async function deleteFaults(db: Executor, idFault?: number): Promise<number> {
+  let query = db.deleteFrom('faults');
+  if (idFault !== undefined) query = query.where('idFault', '=', idFault);
+  const result = await query.executeTakeFirst();
+  const n = Number(result.numDeletedRows);
+  if (n > 0) await bumpFaultsVersion(db);
+  return n;
+}
+
+async function bumpFaultsVersion(db: Executor): Promise<void> {
+  await putSetting(db, FAULTS_VERSION, randomUUID());
+}
+
+const controlQuery = prepared(
+  (db, a: string, b: string, c: string) =>
+    db.selectFrom('settings').select(['key', 'value']).where('key', 'in', [a, b, c]),
+  ['', '', ''],
+);
+
+export interface ControlRows {
+  faultsVersion: string;
+  dataGeneration: string;
+  /** Epoch ms (real time) until which a snapshot load announced itself; 0 when none is under way. */
+  restorePendingUntil: number;
+}
+
+/** The three rows a sandbox server reads (for all the requests of one event-loop turn). */
+export async function readControlRows(db: Executor): Promise<ControlRows> {
+  const rows = await controlQuery(db, FAULTS_VERSION, DATA_GENERATION, RESTORE_PENDING);
+  const out: ControlRows = { faultsVersion: '', dataGeneration: '', restorePendingUntil: 0 };
+  for (const row of rows) {
+    if (row.key === FAULTS_VERSION) out.faultsVersion = row.value;
+    else if (row.key === DATA_GENERATION) out.dataGeneration = row.value;
+    else if (row.key === RESTORE_PENDING) out.restorePendingUntil = Number(row.value) || 0;
+  }
+  return out;
+}

@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, it } from 'node:test';
+import { describeUnless, signedHeader, type TestCredentials } from '../helpers.js';
+import {
+  type BrowserServer,
+  type BrowserSession,
+  launchBrowser,
+  NO_BROWSER,
+  SCREENSHOTS,
+  startBrowserServer,
+} from './harness.js';
+
+/**
+ * "Make a request that fails, and find out why from the request log and the debugger" (issue 15),
+ * in Chromium against a real server: the failed request in the list, opened in full, then in the
+ * debugger with the header the client sent and the secrets typed in.
+ */
+describeUnless(NO_BROWSER, 'the request log and the signature debugger in Chromium', () => {
+  let server: BrowserServer;
+  let chrome: BrowserSession;
+  before(async () => {
+    server = await startBrowserServer();
+    chrome = await launchBrowser('request-log');
+  });
+  after(async () => {
+    await chrome?.close();
+    await server?.close();
+  });
+
+  it('finds a failed request in the log and learns from the debugger that the query was not signed', async () => {
+    const page = await chrome.newPage('developer');
+    await page.goto(`${server.url}/register`);
+    await page.getByLabel('Username', { exact: true }).fill('debugging-dev');
+    await page.getByLabel('Email address').fill('debugging-dev@example.org');
+    await page.getByLabel('Password', { exact: true }).fill('dev password');
+    await page.getByLabel('Country').selectOption('D');
+    await page.getByRole('button', { name: 'Create the account' }).click();
+    await page.waitForURL(`${server.url}/profile`);
+    await page.goto(`${server.url}/profile/apps/new`);
+    await page.locator('input[name=kind][value=dedicated]').check();
+    await page.getByLabel('Name', { exact: true }).fill('Sync tool');
+    await page.getByRole('button', { name: 'Create the app' }).click();
+    await page.waitForURL(/\/profile#app-\d+$/);
+    const idApp = Number(/#app-(\d+)$/.exec(page.url())![1]);
+    const card = page.locator(`#app-${idApp}`);
+    const read = async (n: string) => (await card.locator(`[data-credential=${n}]`).innerText()).trim();
+    const cred: TestCredentials = {
+      idApp,
+      kind: 'dedicated',
+      appToken: await read('appToken'),
+      appSecret: await read('appSecret'),
+      accessToken: await read('accessToken'),
+      accessTokenSecret: await read('accessTokenSecret'),
+      idUser: 0,
+    };
+
+    const base = `${server.url}/ws/v2.0/output.json`;
+    assert.equal(
+      (
+        await fetch(`${base}/account`, {
+          headers: { authorization: signedHeader(cred, 'GET', `${base}/account`) },
+        })
+      ).status,
+      200,
+    );
+    // The mistake: the query left out of what was signed.
+    const header = signedHeader(cred, 'GET', `${base}/games`);
+    const failed = await fetch(`${base}/games?lang=de`, { headers: { authorization: header } });
+    assert.equal(failed.status, 401);
+    await new Promise((resolve) => setImmediate(resolve));
+    await server.services.requestLog!.flush();
+
+    await page.getByRole('link', { name: 'Requests' }).click();
+    await page.waitForURL(`${server.url}/requests`);
+    assert.match(await page.locator('#request-count').innerText(), /2 requests/);
+    const rows = page.locator('table.requests tbody tr');
+    assert.equal(await rows.count(), 2);
+    assert.match(await rows.nth(0).innerText(), /401/);
+    assert.match(await rows.nth(0).innerText(), /games\?lang=de/);
+    assert.match(await rows.nth(0).innerText(), /invalid_signature/);
+    assert.match(await rows.nth(1).innerText(), /200/);
+
+    await page.getByLabel('Status').fill('200');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/status=200/);
+    assert.equal(await page.locator('table.requests tbody tr').count(), 1);
+    await page.goBack();
+    await page.screenshot({ path: join(SCREENSHOTS, 'request-log-98-requests.png'), fullPage: true });
+
+    await page.locator('table.requests tbody tr').nth(0).getByRole('link').click();
+    await page.waitForURL(/\/requests\/\d+$/);
+    const baseString = await page.locator('pre[data-field="request.baseString"]').innerText();
+    assert.equal(baseString, failed.headers.get('x-oauth-base-string'));
+    assert.doesNotMatch(
+      await page.locator('pre[data-field="request.authorization"]').innerText(),
+      /oauth_signature=/,
+    );
+
+    await page.getByRole('link', { name: 'Open in the signature debugger' }).click();
+    await page.waitForURL(/\/signature-debugger\?request=\d+$/);
+    assert.equal(await page.getByLabel('URL (with the query)').inputValue(), `${base}/games?lang=de`);
+    await page.getByLabel('Authorization header').fill(header);
+    await page.getByLabel('App secret (consumer secret)').fill(cred.appSecret);
+    await page.getByLabel('Access token secret (empty for a widget app)').fill(cred.accessTokenSecret);
+    await page.getByRole('button', { name: 'Check the signature' }).click();
+    await page.waitForURL(`${server.url}/signature-debugger`);
+    assert.equal(await page.locator('#verdict').getAttribute('data-verdict'), 'mismatch');
+    assert.match(await page.locator('#mistakes').innerText(), /The query was left out of the signature/);
+    assert.match(await page.locator('#difference').innerText(), /in the parameter lang/);
+    assert.equal(await page.locator('#base-string').innerText(), baseString);
+    assert.equal(
+      await page.getByLabel('App secret (consumer secret)').inputValue(),
+      '',
+      'secrets are typed again',
+    );
+  });
+});
