@@ -114,6 +114,9 @@ function fromXml(c: Contract, raw: unknown, schemaIn: JsonObject | undefined): u
         out[name] = elements.length === 1 ? fromXml(c, elements[0], prop) : elements;
       }
     }
+    // An empty list writes no element in XML (`src/http/xml.ts`): JSON has `[]` where XML has nothing.
+    for (const [name, p] of Object.entries(props))
+      if (!(name in out) && typesOf(resolve(c, p) ?? {}).includes('array')) out[name] = [];
     return out;
   }
   if (typeof raw !== 'string') return raw;
