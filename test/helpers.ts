@@ -14,6 +14,7 @@ import type { AccountType } from '../src/domain/catalog.js';
 import { createUser } from '../src/domain/users.js';
 import { createServices, type Services } from '../src/services.js';
 import type { AppKind, DB, User } from '../src/store/schema.js';
+import { checkContract } from './contract.js';
 import { recordParity } from './parity-recorder.js';
 
 /**
@@ -73,6 +74,8 @@ export interface TestServer {
   /** Real time as the OAuth check sees it (clients sign with real time); tests may shift it. */
   wallClock: OffsetClock;
   dialect: DialectName;
+  /** Built with routes of the test's own (`startTestServer({ routes })`): no contract to hold them to. */
+  customRoutes: boolean;
   close(): Promise<void>;
 }
 
@@ -118,6 +121,7 @@ export async function startTestServer(
     clock,
     wallClock,
     dialect,
+    customRoutes: options.routes !== undefined,
     async close() {
       await app.close();
       await services.close();
@@ -276,6 +280,13 @@ export class ApiClient {
       remoteAddress: options.remoteAddress,
     });
     recordParity(this.server.services, method, u.pathname + u.search, res.statusCode);
+    // Every answer is held to the OpenAPI document (test/contract.ts): a mismatch fails this test.
+    if (!this.server.customRoutes)
+      checkContract(this.server.services, method, u.pathname + u.search, {
+        status: res.statusCode,
+        contentType: String(res.headers['content-type'] ?? ''),
+        body: res.body,
+      });
     let json: unknown;
     if (res.body && String(res.headers['content-type'] ?? '').startsWith('application/json'))
       json = JSON.parse(res.body);

@@ -664,6 +664,12 @@ export const EXTENSIONS: Extension[] = [
       'The live API shows no events (spec §6). Paged like the other lists (206/200/204, `maxResults` up to 100); the same events go to webhooks. Tested in `test/events-feed.test.ts`.',
   },
   {
+    routes: ['GET /openapi.json'],
+    what: 'The API described: an OpenAPI 3.1 document generated from the routes',
+    notes:
+      'Unsigned. The live API had no machine-readable description; `/docs` renders this one. Tested in `test/openapi.test.ts`.',
+  },
+  {
     routes: ['GET /exports/files/:idRequest/:token'],
     what: "The file behind a finished export's `url`",
     notes:

@@ -7,6 +7,7 @@ import { registerFaultCommands } from './faults.js';
 import { registerCouponCommands } from './coupons.js';
 import { registerFixtureCommands } from './fixtures.js';
 import { registerLimitsCommands } from './limits.js';
+import { registerOpenApiCommand } from './openapi.js';
 import { registerOrderCommands } from './orders.js';
 import { registerRequestCommand } from './request.js';
 import { registerRequestLogCommands } from './request-log.js';
@@ -31,6 +32,7 @@ export function buildCli(): Command {
   registerCatalogCommands(program);
   registerRequestCommand(program);
   registerLimitsCommands(program);
+  registerOpenApiCommand(program);
   registerFaultCommands(program);
   registerSnapshotCommands(program);
   registerFixtureCommands(program);

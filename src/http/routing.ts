@@ -12,6 +12,7 @@ import type { AppKind } from '../store/schema.js';
 import { assertCleanText } from './clean-text.js';
 import { type Format, formatOf } from './format.js';
 import { sendTree } from './reply.js';
+import type { RouteSchema } from './route-schema.js';
 import type { Tree, XmlObject } from './xml.js';
 
 /** The live API's prefix; every route path below is relative to it. */
@@ -62,6 +63,19 @@ export interface RouteOptions {
    * token exchange, `POST /access`); the default signs as the user the access token acts for.
    */
   signedBy?: 'app';
+  /**
+   * Parameters, body and answers (`src/http/route-schema.ts`): the OpenAPI document is generated
+   * from these, and `test/openapi.test.ts` fails for an API route without one.
+   */
+  schema?: RouteSchema;
+}
+
+/** A registered route, for the OpenAPI document. */
+export interface RouteDefinition {
+  method: Method;
+  /** Relative to the prefix, `:name` parameters. */
+  path: string;
+  options: RouteOptions;
 }
 
 export const ok = (body: Tree, headers?: Record<string, string>): ApiResponse => ({
@@ -70,7 +84,7 @@ export const ok = (body: Tree, headers?: Record<string, string>): ApiResponse =>
   headers,
 });
 
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD'] as const;
 
 interface RouteDef {
@@ -154,6 +168,14 @@ export class Router {
     return this.matchers.find((m) => m.re.test(path))?.allowed;
   }
   private matchers: Array<{ params: number; re: RegExp; allowed: string }> | undefined;
+
+  /** Every route with its options, in the order the modules registered them. */
+  definitions(): RouteDefinition[] {
+    const out: RouteDefinition[] = [];
+    for (const [path, methods] of this.paths)
+      for (const [method, def] of methods) out.push({ method, path, options: def.options });
+    return out;
+  }
 
   /** Every `METHOD /path` defined, for tables keyed by route (limit groups) to be checked against. */
   routeKeys(): string[] {

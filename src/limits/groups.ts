@@ -36,6 +36,8 @@ export const REQUEST_GROUP_NAMES = [
   'authentication',
   // The event feed (an extension).
   'events',
+  // The API's description: unsigned, so no app is counted.
+  'documentation',
 ] as const;
 
 export type RequestGroup = (typeof REQUEST_GROUP_NAMES)[number];
@@ -126,6 +128,8 @@ export const ROUTE_GROUPS: Readonly<Record<string, RequestGroup>> = {
   // The browser page of the authorization flow: unsigned, so no app is counted, but classified.
   'GET /authenticate/:appToken': 'authentication',
   'GET /authenticate/:appToken/:lang': 'authentication',
+  // The OpenAPI document (issue 15): unsigned.
+  'GET /openapi.json': 'documentation',
 };
 
 /**

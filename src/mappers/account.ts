@@ -1,9 +1,73 @@
 import type { AccountView, CouponResult } from '../domain/account.js';
-import { mapHomeAddress } from './address.js';
-import { bool, link, money, timestamp } from './values.js';
+import { type Static, Type } from '@sinclair/typebox';
+import { AddressSchema, mapHomeAddress } from './address.js';
+import {
+  bool,
+  BoolSchema,
+  link,
+  LinksSchema,
+  money,
+  MoneySchema,
+  Nullable,
+  timestamp,
+  TimestampSchema,
+} from './values.js';
+
+export const AccountSchema = Type.Object(
+  {
+    idUser: Type.Integer(),
+    username: Type.String(),
+    country: Type.String(),
+    isCommercial: Type.Integer({ description: '0 private, 1 professional, 2 powerseller.' }),
+    maySell: BoolSchema,
+    sellerActivation: Type.Integer({ minimum: 0, maximum: 3 }),
+    riskGroup: Type.Integer(),
+    lossPercentage: Type.String(),
+    reputation: Type.Integer(),
+    shipsFast: Type.Integer(),
+    sellCount: Type.Integer(),
+    soldItems: Type.Integer(),
+    avgShippingTime: Type.Integer(),
+    onVacation: BoolSchema,
+    idDisplayLanguage: Type.Integer({ minimum: 1, maximum: 5 }),
+    name: Type.Object({ firstName: Type.String(), lastName: Type.String() }),
+    homeAddress: AddressSchema,
+    email: Type.String(),
+    phoneNumber: Type.String(),
+    vat: Nullable(Type.String()),
+    legalInformation: Type.String(),
+    registerDate: TimestampSchema,
+    isActivated: BoolSchema,
+    moneyDetails: Type.Object({
+      totalBalance: MoneySchema,
+      moneyBalance: MoneySchema,
+      bonusBalance: MoneySchema,
+      unpaidAmount: MoneySchema,
+      providerRechargeAmount: MoneySchema,
+    }),
+    bankAccount: Type.Object({
+      accountOwner: Type.String(),
+      iban: Type.String(),
+      bic: Type.String(),
+      bankName: Type.String(),
+    }),
+    articlesInShoppingCart: Type.Integer(),
+    unreadMessages: Type.Integer(),
+  },
+  { $id: 'Account', description: 'Account (spec §2.1): the signed-in user.' },
+);
+export type Account = Static<typeof AccountSchema>;
+
+export const CouponSchema = Type.Object(
+  { couponCode: Type.String(), successful: BoolSchema, message: Type.String() },
+  { $id: 'CouponResult' },
+);
+
+/** The answers that carry the account: the account, what it may do, and the route's own extras. */
+export const AccountLinksSchema = LinksSchema;
 
 /** The Account entity (spec §2.1), fields in the order the spec lists them. */
-export function mapAccount({ user, counters }: AccountView) {
+export function mapAccount({ user, counters }: AccountView): Account {
   return {
     idUser: user.idUser,
     username: user.username,
@@ -58,7 +122,7 @@ export function accountLinks() {
 }
 
 /** One entry of `coupon[]` in the answer to `POST /account/coupon` (reference §1.2). */
-export const mapCoupon = (c: CouponResult) => ({
+export const mapCoupon = (c: CouponResult): Static<typeof CouponSchema> => ({
   couponCode: c.couponCode,
   successful: c.successful,
   message: c.message,

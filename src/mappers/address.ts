@@ -1,12 +1,27 @@
 import { homeAddress } from '../domain/cart.js';
 import type { PostalAddress } from '../store/reservations.js';
 import type { User } from '../store/schema.js';
+import { type Static, Type } from '@sinclair/typebox';
+import { Nullable } from './values.js';
+
+export const AddressSchema = Type.Object(
+  {
+    name: Type.String(),
+    extra: Nullable(Type.String()),
+    street: Type.String(),
+    zip: Type.String(),
+    city: Type.String(),
+    country: Type.String({ description: "The live API's country code (`D` for Germany)." }),
+  },
+  { $id: 'Address', description: 'Address (reference §2.3).' },
+);
+export type Address = Static<typeof AddressSchema>;
 
 /**
  * The Address entity (reference §2.3), the one shape of an account's home address, a user's
  * address as an order's counterparty sees it, a cart's and an order's shipping address.
  */
-export function mapAddress(a: PostalAddress) {
+export function mapAddress(a: PostalAddress): Address {
   return {
     name: a.name,
     extra: a.extra,

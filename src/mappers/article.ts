@@ -1,9 +1,67 @@
 import { type ArticleFlag, gameRules, languageName } from '../domain/catalog.js';
 import type { ArticleView } from '../store/articles.js';
 import type { User } from '../store/schema.js';
-import { mapShortProduct } from './product.js';
-import { mapUser, type UserContext } from './user.js';
-import { bool, link, money, timestamp } from './values.js';
+import { type Static, Type } from '@sinclair/typebox';
+import { mapShortProduct, ShortProductSchema } from './product.js';
+import { mapUser, type UserContext, UserSchema } from './user.js';
+import {
+  bool,
+  BoolSchema,
+  link,
+  LinksSchema,
+  money,
+  MoneySchema,
+  Nullable,
+  timestamp,
+  TimestampSchema,
+} from './values.js';
+
+const flag = (what: string) =>
+  Type.Optional(Type.Boolean({ description: `${what}; only for games whose cards have it.` }));
+
+export const ArticleSchema = Type.Object(
+  {
+    idArticle: Type.Integer(),
+    idProduct: Type.Integer(),
+    language: Type.Object({ idLanguage: Type.Integer(), languageName: Type.String() }),
+    comments: Type.String(),
+    price: MoneySchema,
+    idCurrency: Type.Literal(1),
+    currencyCode: Type.Literal('EUR'),
+    prices: Type.Optional(
+      Type.Array(
+        Type.Object({ price: MoneySchema, idCurrency: Type.Integer(), currencyCode: Type.String() }),
+        {
+          description: 'Marketplace offers only: the price in every currency.',
+        },
+      ),
+    ),
+    count: Type.Integer(),
+    inShoppingCart: BoolSchema,
+    product: Type.Optional(ShortProductSchema),
+    seller: Type.Optional(UserSchema),
+    lastEdited: Type.Optional(Nullable(TimestampSchema)),
+    onSale: Type.Optional(BoolSchema),
+    condition: Type.Optional(
+      Nullable(
+        Type.String({ enum: ['MT', 'NM', 'EX', 'GD', 'LP', 'PL', 'PO'], description: 'Single cards only.' }),
+      ),
+    ),
+    isFoil: flag('Foil'),
+    isReverseHolo: flag('Reverse holo'),
+    isSigned: flag('Signed'),
+    isPlayset: flag('A playset of four'),
+    isAltered: flag('Altered'),
+    isFirstEd: flag('First edition'),
+    links: LinksSchema,
+  },
+  {
+    $id: 'Article',
+    description:
+      'Article (reference §2.10): an offer. In the marketplace with `prices` and `seller`; in the own stock with `lastEdited` and `onSale`; in a cart or order `count` and `price` are those reserved or bought.',
+  },
+);
+export type Article = Static<typeof ArticleSchema>;
 
 /**
  * The Article entity (reference §2.10), the same everywhere it appears, with the context rules:
@@ -33,23 +91,13 @@ export interface ArticleMapOptions {
   withProduct?: boolean;
 }
 
-/**
- * The order the flags are written in, as recorded responses write them (`isFoil, isSigned,
- * isPlayset, isAltered`); the game-specific ones where the reference lists them.
- */
-const FLAG_ORDER: readonly ArticleFlag[] = [
-  'isFoil',
-  'isReverseHolo',
-  'isSigned',
-  'isPlayset',
-  'isAltered',
-  'isFirstEd',
-];
-
-export function mapArticle(view: ArticleView, options: ArticleMapOptions) {
+export function mapArticle(view: ArticleView, options: ArticleMapOptions): Article {
   const { context } = options;
   const price = money(options.price ?? view.price);
-  const out: Record<string, unknown> = {
+  const flags = gameRules(view.product.idGame).flags;
+  // Each flag only where the product's game has it; undefined keys are left out of both formats.
+  const flagOf = (f: ArticleFlag) => (flags.includes(f) ? bool(view[f]) : undefined);
+  return {
     idArticle: view.idArticle,
     idProduct: view.idProduct,
     language: { idLanguage: view.idLanguage, languageName: languageName(view.idLanguage) },
@@ -57,23 +105,27 @@ export function mapArticle(view: ArticleView, options: ArticleMapOptions) {
     price,
     idCurrency: 1,
     currencyCode: 'EUR',
+    prices: context === 'marketplace' ? [{ price, idCurrency: 1, currencyCode: 'EUR' }] : undefined,
+    count: options.count ?? view.count,
+    inShoppingCart: options.inShoppingCart ?? false,
+    product: options.withProduct !== false ? mapShortProduct(view.product) : undefined,
+    seller:
+      context !== 'stock' && options.seller
+        ? mapUser(options.seller, options.sellerContext ?? 'public')
+        : undefined,
+    lastEdited: context === 'stock' ? timestamp(view.lastEdited) : undefined,
+    onSale: context === 'stock' ? view.count > 0 : undefined,
+    condition: view.product.isSingle ? view.condition : undefined,
+    // The order recorded responses write them in (`isFoil, isSigned, isPlayset, isAltered`).
+    isFoil: flagOf('isFoil'),
+    isReverseHolo: flagOf('isReverseHolo'),
+    isSigned: flagOf('isSigned'),
+    isPlayset: flagOf('isPlayset'),
+    isAltered: flagOf('isAltered'),
+    isFirstEd: flagOf('isFirstEd'),
+    links: [
+      link('self', context === 'stock' ? `/stock/article/${view.idArticle}` : `/articles/${view.idProduct}`),
+      link('product', `/products/${view.idProduct}`),
+    ],
   };
-  if (context === 'marketplace') out.prices = [{ price, idCurrency: 1, currencyCode: 'EUR' }];
-  out.count = options.count ?? view.count;
-  out.inShoppingCart = options.inShoppingCart ?? false;
-  if (options.withProduct !== false) out.product = mapShortProduct(view.product);
-  if (context !== 'stock' && options.seller)
-    out.seller = mapUser(options.seller, options.sellerContext ?? 'public');
-  if (context === 'stock') {
-    out.lastEdited = timestamp(view.lastEdited);
-    out.onSale = view.count > 0;
-  }
-  if (view.product.isSingle) out.condition = view.condition;
-  const flags = gameRules(view.product.idGame).flags;
-  for (const flag of FLAG_ORDER) if (flags.includes(flag)) out[flag] = bool(view[flag]);
-  out.links = [
-    link('self', context === 'stock' ? `/stock/article/${view.idArticle}` : `/articles/${view.idProduct}`),
-    link('product', `/products/${view.idProduct}`),
-  ];
-  return out;
 }

@@ -1,7 +1,72 @@
 import { foldWords } from '../domain/search-text.js';
 import type { ProductDetail, ProductInfo } from '../store/products.js';
-import { localName, mapLocalization } from './localization.js';
-import { link, money } from './values.js';
+import { type Static, Type } from '@sinclair/typebox';
+import { LocalizationSchema, localName, mapLocalization } from './localization.js';
+import { link, LinksSchema, money, MoneySchema, Nullable } from './values.js';
+
+const productCore = {
+  idProduct: Type.Integer(),
+  idMetaproduct: Nullable(Type.Integer()),
+  countReprints: Type.Integer(),
+  enName: Type.String(),
+  locName: Type.String({ description: "The name in the viewer's display language." }),
+  localization: LocalizationSchema,
+  website: Type.String(),
+  image: Type.String(),
+  gameName: Type.String(),
+  categoryName: Type.String(),
+  idGame: Type.Integer(),
+  number: Nullable(Type.String()),
+  rarity: Nullable(Type.String()),
+};
+
+export const ProductListedSchema = Type.Object(
+  {
+    ...productCore,
+    expansionName: Nullable(Type.String()),
+    expansionIcon: Nullable(Type.Integer()),
+    countArticles: Type.Integer(),
+    countFoils: Type.Integer(),
+    links: Type.Optional(LinksSchema),
+  },
+  {
+    $id: 'ProductListed',
+    description: 'Product (reference §2.7) as lists show it (find, singles, metaproducts, wants).',
+  },
+);
+
+const PRICE_GUIDE_KEYS = ['SELL', 'LOW', 'LOWEX', 'LOWFOIL', 'AVG', 'TREND', 'TRENDFOIL'] as const;
+export const PriceGuideSchema = Type.Partial(
+  Type.Object(
+    Object.fromEntries(PRICE_GUIDE_KEYS.map((k) => [k, MoneySchema])) as Record<
+      (typeof PRICE_GUIDE_KEYS)[number],
+      typeof MoneySchema
+    >,
+  ),
+  { additionalProperties: false, description: 'Only the values known, in this order.' },
+);
+
+export const ProductSchema = Type.Object(
+  {
+    ...productCore,
+    expansion: Nullable(
+      Type.Object({ idExpansion: Type.Integer(), enName: Type.String(), expansionIcon: Type.Integer() }),
+    ),
+    priceGuide: PriceGuideSchema,
+    reprint: Type.Array(
+      Type.Object({
+        idProduct: Type.Integer(),
+        expansion: Nullable(Type.String()),
+        expIcon: Nullable(Type.Integer()),
+      }),
+    ),
+    countArticles: Type.Integer(),
+    countFoils: Type.Integer(),
+    links: LinksSchema,
+  },
+  { $id: 'Product', description: 'Product (reference §2.7) as `GET /products/:idProduct` shows it.' },
+);
+export type ApiProduct = Static<typeof ProductSchema>;
 
 /**
  * The Product entity as the catalog endpoints return it (reference §2.7; the short product inside
@@ -16,7 +81,7 @@ export function mapProductListed(
   info: ProductInfo,
   idLanguage: number,
   { withLinks = true }: { withLinks?: boolean } = {},
-) {
+): Static<typeof ProductListedSchema> {
   return {
     ...core(info, idLanguage),
     expansionName: info.expansion?.enName ?? null,
@@ -27,7 +92,7 @@ export function mapProductListed(
   };
 }
 
-export function mapProductDetail(detail: ProductDetail, idLanguage: number) {
+export function mapProductDetail(detail: ProductDetail, idLanguage: number): ApiProduct {
   const id = detail.product.idProduct;
   return {
     ...core(detail, idLanguage),
@@ -73,11 +138,11 @@ function core(info: ProductInfo, idLanguage: number) {
  * The price guide of a product page: the keys the reference lists, each only where there is a
  * value (the real API leaves out what it does not know).
  */
-function mapProductPriceGuide(detail: ProductDetail) {
+function mapProductPriceGuide(detail: ProductDetail): Static<typeof PriceGuideSchema> {
   const g = detail.priceGuide;
-  const out: Record<string, unknown> = {};
+  const out: Static<typeof PriceGuideSchema> = {};
   if (!g) return out;
-  const keys: [string, number | null][] = [
+  const keys: [(typeof PRICE_GUIDE_KEYS)[number], number | null][] = [
     ['SELL', g.sell],
     ['LOW', g.low],
     ['LOWEX', g.lowEx],

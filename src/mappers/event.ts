@@ -1,5 +1,22 @@
+import { type Static, Type } from '@sinclair/typebox';
 import type { UserEvent } from '../store/schema.js';
-import { Money, timestamp } from './values.js';
+import { Money, timestamp, TimestampSchema } from './values.js';
+
+export const EventSchema = Type.Object(
+  {
+    idEvent: Type.Integer({ minimum: 1 }),
+    type: Type.String({
+      description: 'The kind, e.g. `order.stateChanged` (README, "Events and webhooks").',
+    }),
+    created: TimestampSchema,
+    idUser: Type.Integer({ minimum: 1 }),
+    data: Type.Object(
+      {},
+      { additionalProperties: true, description: 'The changed entity as the API shows it to this user.' },
+    ),
+  },
+  { $id: 'Event', description: 'A public event (an extension).' },
+);
 
 /**
  * The Event entity (an extension; README, "Events and webhooks"): `idEvent, type, created,
@@ -7,13 +24,13 @@ import { Money, timestamp } from './values.js';
  * is stored mapped, as it was when the event happened, with money kept as cents so that XML still
  * writes two decimals and JSON a number.
  */
-export function mapEvent(e: UserEvent) {
+export function mapEvent(e: UserEvent): Static<typeof EventSchema> {
   return {
     idEvent: e.idEvent,
     type: e.type,
     created: timestamp(e.createdAt),
     idUser: e.idUser,
-    data: decodeEventData(e.payload),
+    data: decodeEventData(e.payload) as Record<string, unknown>,
   };
 }
 

@@ -1,5 +1,23 @@
 import type { Export, ExportType } from '../store/schema.js';
+import { type Static, Type } from '@sinclair/typebox';
 import { dateTimeText } from './values.js';
+
+export const ExportSchema = Type.Object(
+  {
+    idRequest: Type.Integer(),
+    idUser: Type.Integer(),
+    status: Type.String({ enum: ['pending', 'finished'] }),
+    startedAt: Type.String({
+      pattern: '^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d$',
+      description: 'Berlin time.',
+    }),
+    finishedAt: Type.String({ description: '`0000-00-00 00:00:00` until finished.' }),
+    type: Type.String(),
+    resourceId: Type.String(),
+    url: Type.String({ description: 'Empty until finished; then a link fetched without OAuth.' }),
+  },
+  { $id: 'ExportRequest', description: 'An export request (reference §1.3, §1.6).' },
+);
 
 /** How the live API names each kind of export request (`type`). */
 export const EXPORT_TYPE_NAMES: Record<ExportType, string> = {
@@ -16,7 +34,7 @@ export const EXPORT_TYPE_NAMES: Record<ExportType, string> = {
  * export is unfinished `finishedAt` `0000-00-00 00:00:00` and `url` `""`. The link is made by the
  * route (it depends on the address the client used and on the server key).
  */
-export function mapExport(e: Export, url: string | null) {
+export function mapExport(e: Export, url: string | null): Static<typeof ExportSchema> {
   return {
     idRequest: e.idRequest,
     idUser: e.idUser,

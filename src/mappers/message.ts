@@ -1,13 +1,41 @@
 import type { ThreadView } from '../domain/messages.js';
 import type { Message } from '../store/schema.js';
-import { mapUser } from './user.js';
-import { bool, link, timestamp } from './values.js';
+import { type Static, Type } from '@sinclair/typebox';
+import { mapUser, UserSchema } from './user.js';
+import { bool, BoolSchema, link, LinksSchema, timestamp, TimestampSchema } from './values.js';
+
+/** The ids of messages and wants: 24 hexadecimal digits, as the live API's are. */
+export const HexIdSchema = Type.String({ pattern: '^[0-9a-f]{24}$' });
+
+export const MessageSchema = Type.Object(
+  {
+    idMessage: HexIdSchema,
+    isSending: BoolSchema,
+    date: TimestampSchema,
+    text: Type.String(),
+    unread: BoolSchema,
+  },
+  { $id: 'Message', description: 'Message (reference §2.15), as the viewer sees it.' },
+);
+
+export const ThreadSchema = Type.Object(
+  {
+    partner: UserSchema,
+    message: Type.Union([MessageSchema, Type.Array(MessageSchema)], {
+      description: 'In the overview the latest message alone; in a thread every message (a page).',
+    }),
+    unreadMessages: Type.Integer(),
+    links: LinksSchema,
+  },
+  { $id: 'MessageThread', description: 'A message thread (reference §2.15).' },
+);
+export type MessageThread = Static<typeof ThreadSchema>;
 
 /**
  * Message and Thread (reference §2.15). A message is seen by one user: `isSending` is true for the
  * messages that user wrote, and `unread` is only ever true for messages they received.
  */
-export function mapMessage(message: Message, viewer: number) {
+export function mapMessage(message: Message, viewer: number): Static<typeof MessageSchema> {
   const isSending = message.idSender === viewer;
   return {
     idMessage: message.idMessage,
@@ -29,7 +57,7 @@ export function threadLinks(idPartner: number) {
  * order's counterparty), its messages, and how many the viewer has not read. In the overview each thread carries only its
  * latest message, as a single element; a thread itself lists its messages (an array in JSON).
  */
-export function mapThread(thread: ThreadView, viewer: number, form: 'overview' | 'thread') {
+export function mapThread(thread: ThreadView, viewer: number, form: 'overview' | 'thread'): MessageThread {
   const messages = thread.messages.map((m) => mapMessage(m, viewer));
   return {
     partner: mapUser(thread.partner, 'public'),

@@ -1,13 +1,91 @@
 import type { OrderView } from '../domain/order-views.js';
 import type { Order, OrderEvaluation } from '../store/schema.js';
-import { mapAddress } from './address.js';
-import { mapArticle } from './article.js';
-import { mapShippingMethod } from './shipping-method.js';
-import { mapUser } from './user.js';
-import { link, money, presentList, timestamp } from './values.js';
+import { type Static, Type } from '@sinclair/typebox';
+import { AddressSchema, mapAddress } from './address.js';
+import { ArticleSchema, mapArticle } from './article.js';
+import { mapShippingMethod, ShippingMethodSchema } from './shipping-method.js';
+import { mapUser, UserSchema } from './user.js';
+import {
+  BoolSchema,
+  link,
+  LinksSchema,
+  money,
+  MoneySchema,
+  Nullable,
+  presentList,
+  timestamp,
+  TimestampSchema,
+} from './values.js';
+
+export const EvaluationSchema = Type.Object(
+  {
+    evaluationGrade: Type.Integer({ minimum: 1, maximum: 3 }),
+    itemDescription: Type.Integer({ minimum: 1, maximum: 3 }),
+    packaging: Type.Integer({ minimum: 1, maximum: 3 }),
+    speed: Nullable(Type.Integer()),
+    comment: Type.String(),
+    complaint: Type.Array(Type.String(), {
+      description: 'Always present; one empty element in XML when none.',
+    }),
+  },
+  { $id: 'Evaluation', description: 'Evaluation (reference §2.12).' },
+);
+
+const OrderStateSchema = Type.Object(
+  {
+    state: Type.String({
+      enum: ['bought', 'paid', 'sent', 'received', 'evaluated', 'lost', 'cancelled'],
+    }),
+    dateBought: TimestampSchema,
+    datePaid: Type.Optional(TimestampSchema),
+    dateSent: Type.Optional(TimestampSchema),
+    dateReceived: Type.Optional(TimestampSchema),
+    dateLost: Type.Optional(TimestampSchema),
+    dateCancelled: Type.Optional(TimestampSchema),
+    reason: Type.Optional(Type.String()),
+    wasMergedInto: Type.Optional(Type.Integer()),
+  },
+  { description: 'The state and the dates it has passed (absent ones are left out).' },
+);
+
+const CancellationRequestSchema = Nullable(
+  Type.Object({ reason: Type.String(), date: Nullable(TimestampSchema) }),
+);
+
+export const OrderSchema = Type.Object(
+  {
+    idOrder: Type.Integer(),
+    isBuyer: BoolSchema,
+    seller: UserSchema,
+    buyer: UserSchema,
+    state: OrderStateSchema,
+    shippingMethod: ShippingMethodSchema,
+    trackingNumber: Type.String(),
+    temporaryEmail: Type.String(),
+    isPresale: BoolSchema,
+    shippingAddress: AddressSchema,
+    articleCount: Type.Integer(),
+    note: Type.String(),
+    evaluation: Nullable(EvaluationSchema),
+    article: Type.Array(ArticleSchema),
+    articleValue: MoneySchema,
+    totalValue: MoneySchema,
+    idCurrency: Type.Literal(1),
+    currencyCode: Type.Literal('EUR'),
+    phoneNumber: Type.String(),
+    vatCollectedByCm: Type.Null(),
+    cancellationRequests: Type.Object({
+      cancellationRequestBuyer: CancellationRequestSchema,
+      cancellationRequestSeller: CancellationRequestSchema,
+    }),
+    links: LinksSchema,
+  },
+  { $id: 'Order', description: 'Order (reference §2.11), as its buyer or seller sees it.' },
+);
+export type ApiOrder = Static<typeof OrderSchema>;
 
 /** The Evaluation entity (reference §2.12). */
-export function mapEvaluation(e: OrderEvaluation) {
+export function mapEvaluation(e: OrderEvaluation): Static<typeof EvaluationSchema> {
   return {
     evaluationGrade: e.evaluationGrade,
     itemDescription: e.itemDescription,
@@ -25,8 +103,8 @@ export function mapEvaluation(e: OrderEvaluation) {
  * order that has been evaluated shows `evaluated`, as on the real API; it is still listed under
  * received.
  */
-function mapState(o: Order, evaluated: boolean) {
-  const state: Record<string, unknown> = {
+function mapState(o: Order, evaluated: boolean): Static<typeof OrderStateSchema> {
+  const state: Static<typeof OrderStateSchema> = {
     state: o.state === 'received' && evaluated ? 'evaluated' : o.state,
     dateBought: timestamp(o.dateBought),
   };
@@ -49,7 +127,7 @@ function request(reason: string | null, date: number | null) {
  * seller (`idViewer`) sees it: both parties with name, address and contact; the articles with
  * the count and price they were bought at.
  */
-export function mapOrder(v: OrderView, idViewer: number) {
+export function mapOrder(v: OrderView, idViewer: number): ApiOrder {
   const o = v.order;
   const isSeller = o.idSeller === idViewer;
   return {

@@ -1,5 +1,19 @@
 import type { PricedMethod } from '../domain/shipping.js';
-import { bool, money } from './values.js';
+import { type Static, Type } from '@sinclair/typebox';
+import { bool, BoolSchema, money, MoneySchema, Nullable } from './values.js';
+
+export const ShippingMethodSchema = Type.Object(
+  {
+    idShippingMethod: Nullable(Type.Integer()),
+    name: Type.String(),
+    price: MoneySchema,
+    idCurrency: Type.Literal(1),
+    currencyCode: Type.Literal('EUR'),
+    isLetter: BoolSchema,
+    isInsured: BoolSchema,
+  },
+  { $id: 'ShippingMethod', description: 'ShippingMethod (reference §2.14).' },
+);
 
 /** The ShippingMethod entity (reference §2.14). */
 export interface ShippingMethodFacts {
@@ -11,7 +25,7 @@ export interface ShippingMethodFacts {
   isInsured: number;
 }
 
-export function mapShippingMethod(m: ShippingMethodFacts) {
+export function mapShippingMethod(m: ShippingMethodFacts): Static<typeof ShippingMethodSchema> {
   return {
     idShippingMethod: m.idShippingMethod,
     name: m.name,

@@ -1,13 +1,42 @@
 import type { CartItemFailure, CartView, ReservationView } from '../domain/cart.js';
-import { mapAccount } from './account.js';
-import { mapAddress } from './address.js';
-import { mapArticle } from './article.js';
-import { mapPricedMethod } from './shipping-method.js';
-import { mapUser } from './user.js';
-import { money, presentList } from './values.js';
+import { type Static, Type } from '@sinclair/typebox';
+import { AccountSchema, mapAccount } from './account.js';
+import { AddressSchema, mapAddress } from './address.js';
+import { ArticleSchema, mapArticle } from './article.js';
+import { mapPricedMethod, ShippingMethodSchema } from './shipping-method.js';
+import { mapUser, UserSchema } from './user.js';
+import { money, MoneySchema, Nullable, presentList } from './values.js';
+
+export const ReservationSchema = Type.Object(
+  {
+    idReservation: Type.Integer(),
+    isBuyer: Type.Literal(true),
+    seller: UserSchema,
+    article: Type.Array(ArticleSchema),
+    articleValue: MoneySchema,
+    articleCount: Type.Integer(),
+    shippingMethod: Nullable(ShippingMethodSchema),
+    totalValue: MoneySchema,
+  },
+  { $id: 'Reservation', description: "Reservation (reference §2.16): one seller's part of the cart." },
+);
+
+export const ShoppingCartSchema = Type.Object(
+  {
+    account: AccountSchema,
+    shippingAddress: AddressSchema,
+    shoppingCart: Type.Array(ReservationSchema, { description: 'Always present, empty or not.' }),
+  },
+  { $id: 'ShoppingCart', description: 'ShoppingCart (reference §2.16).' },
+);
+
+export const CartFailureSchema = Type.Object(
+  { idArticle: Type.Integer(), count: Type.Integer(), error: Type.String() },
+  { $id: 'CartFailure' },
+);
 
 /** A Reservation (reference §2.16): the part of the cart one seller's articles make up. */
-export function mapReservation(r: ReservationView) {
+export function mapReservation(r: ReservationView): Static<typeof ReservationSchema> {
   return {
     idReservation: r.reservation.idReservation,
     isBuyer: true,
@@ -23,7 +52,7 @@ export function mapReservation(r: ReservationView) {
 }
 
 /** The ShoppingCart entity (reference §2.16). */
-export function mapShoppingCart(cart: CartView) {
+export function mapShoppingCart(cart: CartView): Static<typeof ShoppingCartSchema> {
   return {
     account: mapAccount(cart.account),
     shippingAddress: mapAddress(cart.shippingAddress),
@@ -33,6 +62,6 @@ export function mapShoppingCart(cart: CartView) {
 }
 
 /** An article a `PUT /shoppingcart` could not add or remove, and why. */
-export function mapCartFailure(f: CartItemFailure) {
+export function mapCartFailure(f: CartItemFailure): Static<typeof CartFailureSchema> {
   return { idArticle: f.idArticle, count: f.count, error: f.error };
 }

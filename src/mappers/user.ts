@@ -1,6 +1,41 @@
 import type { User } from '../store/schema.js';
-import { mapHomeAddress } from './address.js';
-import { bool, link, timestamp } from './values.js';
+import { type Static, Type } from '@sinclair/typebox';
+import { AddressSchema, mapHomeAddress } from './address.js';
+import { bool, BoolSchema, link, LinksSchema, Nullable, timestamp, TimestampSchema } from './values.js';
+
+export const UserSchema = Type.Object(
+  {
+    idUser: Type.Integer(),
+    username: Type.String(),
+    registrationDate: TimestampSchema,
+    isCommercial: Type.Integer({ description: '0 private, 1 professional, 2 powerseller.' }),
+    isSeller: BoolSchema,
+    name: Type.Object({
+      company: Nullable(Type.String()),
+      firstName: Type.String(),
+      lastName: Type.Optional(Type.String({ description: 'Only for the other party of an order.' })),
+    }),
+    address: Type.Union([AddressSchema, Type.Object({ country: Type.String() })], {
+      description: 'The whole address for the other party of an order; the country alone everywhere else.',
+    }),
+    phone: Type.String({ description: 'Empty unless the viewer is the other party of an order.' }),
+    email: Type.String({ description: 'Empty unless the viewer is the other party of an order.' }),
+    vat: Nullable(Type.String()),
+    legalInformation: Type.String(),
+    riskGroup: Type.Integer(),
+    lossPercentage: Type.String(),
+    unsentShipments: Type.Integer(),
+    reputation: Type.Integer(),
+    shipsFast: Type.Integer(),
+    sellCount: Type.Integer(),
+    soldItems: Type.Integer(),
+    avgShippingTime: Type.Integer(),
+    onVacation: BoolSchema,
+    links: LinksSchema,
+  },
+  { $id: 'User', description: 'User (reference §2.2), as another user sees them.' },
+);
+export type ApiUser = Static<typeof UserSchema>;
 
 /**
  * How much of a user another user sees depends on their relationship (reference §2.2):
@@ -10,7 +45,7 @@ import { bool, link, timestamp } from './values.js';
  */
 export type UserContext = 'public' | 'counterparty';
 
-export function mapUser(user: User, context: UserContext = 'public') {
+export function mapUser(user: User, context: UserContext = 'public'): ApiUser {
   const full = context === 'counterparty';
   return {
     idUser: user.idUser,

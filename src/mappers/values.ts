@@ -8,6 +8,7 @@
 export { presentList } from '../http/xml.js';
 // Text forms of money and time live below the mappers, in `src/format.ts`, which the domain and
 // the website import too; re-exported here for the mappers.
+import { type TSchema, Type } from '@sinclair/typebox';
 import { formatCents, formatTimestamp } from '../format.js';
 export { berlinOffsetMinutes, dateTimeText, formatCents, formatTimestamp } from '../format.js';
 
@@ -44,3 +45,31 @@ export interface Link {
   method: string;
 }
 export const link = (rel: string, href: string, method = 'GET'): Link => ({ rel, href, method });
+
+// ---------------------------------------------------------------------------------------------
+// Schemas of the leaf values (TypeBox: JSON Schema that TypeScript reads too). The entity schemas
+// beside each mapper are built from these; `Static<typeof Schema>` types the mapper's output, so a
+// mapper that drifts from its schema fails the type check. `src/http/openapi.ts` publishes them.
+
+/** Money's schema: a JSON number in euros (XML: exactly two decimals); statically the `Money` value. */
+export const MoneySchema = Type.Unsafe<Money>(
+  Type.Number({ description: 'Euros with at most two decimals (exactly two in XML).', examples: [1.5] }),
+);
+
+/** ISO 8601 with the Berlin offset, as the live API writes times (`2026-11-25T12:00:00+0100`). */
+export const TimestampSchema = Type.String({
+  pattern: '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d[+-]\\d{4}$',
+  description: 'ISO 8601 with a `+0100`-style offset (Europe/Berlin).',
+});
+
+/** A boolean (XML: `true` or `false`). */
+export const BoolSchema = Type.Boolean();
+
+export const LinkSchema = Type.Object(
+  { rel: Type.String(), href: Type.String(), method: Type.String() },
+  { $id: 'Link', description: 'A HATEOAS link; `href` is relative to `/ws/v2.0`.' },
+);
+export const LinksSchema = Type.Array(LinkSchema);
+
+/** `T` or null (an empty element in XML). */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -12,95 +12,190 @@ import { boolean, integer, strings, text } from '../http/fields.js';
 import { ok, type Router, USER_KINDS } from '../http/routing.js';
 import { accountLinks, mapAccount, mapCoupon } from '../mappers/account.js';
 import type { Services } from '../services.js';
+import { Type } from '@sinclair/typebox';
+import { Answer, BoolParam, RequestBody } from '../http/route-schema.js';
+import { AccountSchema, CouponSchema } from '../mappers/account.js';
+import { LinksSchema } from '../mappers/values.js';
+
+const AccountAnswer = Answer({ account: AccountSchema, links: LinksSchema });
+const AccountMessageAnswer = Answer({ account: AccountSchema, message: Type.String(), links: LinksSchema });
 import { presentList } from '../mappers/values.js';
 
 /** Account management (spec §2.1, §4.1; reference §1.2). */
 export function accountRoutes(r: Router, services: Services): void {
-  r.get('/account', { kinds: USER_KINDS }, async (req) => {
-    const account = await getAccount(services, req.auth.idUser!);
-    return ok({ account: mapAccount(account), links: accountLinks() });
-  });
+  r.get(
+    '/account',
+    {
+      kinds: USER_KINDS,
+      schema: { summary: 'The account of the user the app acts for', responses: { 200: AccountAnswer } },
+    },
+    async (req) => {
+      const account = await getAccount(services, req.auth.idUser!);
+      return ok({ account: mapAccount(account), links: accountLinks() });
+    },
+  );
 
-  r.put('/account/vacation', { kinds: USER_KINDS }, async (req) => {
-    const onVacation = boolean(req.query, 'onVacation');
-    if (onVacation === undefined) {
-      throw badRequest('onVacation=true or onVacation=false is required in the query string.', {
-        field: 'onVacation',
+  r.put(
+    '/account/vacation',
+    {
+      kinds: USER_KINDS,
+      schema: {
+        summary: 'Go on vacation or come back',
+        query: {
+          onVacation: BoolParam,
+          cancelOrders: BoolParam,
+          relistItems: BoolParam,
+        },
+        requiredQuery: ['onVacation'],
+        responses: { 200: AccountMessageAnswer },
+      },
+    },
+    async (req) => {
+      const onVacation = boolean(req.query, 'onVacation');
+      if (onVacation === undefined) {
+        throw badRequest('onVacation=true or onVacation=false is required in the query string.', {
+          field: 'onVacation',
+        });
+      }
+      const cancelOrders = boolean(req.query, 'cancelOrders') ?? false;
+      const relistItems = boolean(req.query, 'relistItems') ?? false;
+      const { account, message } = await setVacation(
+        services,
+        req.auth.idUser!,
+        onVacation,
+        cancelOrders,
+        relistItems,
+      );
+      return ok({ account: mapAccount(account), message, links: accountLinks() });
+    },
+  );
+
+  r.put(
+    '/account/language',
+    {
+      kinds: USER_KINDS,
+      schema: {
+        summary: 'Set the display language',
+        query: { idDisplayLanguage: Type.Integer({ minimum: 1, maximum: 5 }) },
+        requiredQuery: ['idDisplayLanguage'],
+        responses: { 200: AccountAnswer },
+      },
+    },
+    async (req) => {
+      const idDisplayLanguage = integer(req.query, 'idDisplayLanguage');
+      if (idDisplayLanguage === undefined) {
+        throw badRequest('idDisplayLanguage (1 to 5) is required in the query string.', {
+          field: 'idDisplayLanguage',
+        });
+      }
+      const account = await setDisplayLanguage(services, req.auth.idUser!, idDisplayLanguage);
+      return ok({ account: mapAccount(account), links: accountLinks() });
+    },
+  );
+
+  r.post(
+    '/account/coupon',
+    {
+      kinds: USER_KINDS,
+      schema: {
+        summary: 'Redeem coupons into the bonus balance',
+        body: RequestBody({ couponCode: Type.Array(Type.String(), { description: 'Repeated.' }) }),
+        responses: {
+          200: Answer({ account: AccountSchema, coupon: Type.Array(CouponSchema), links: LinksSchema }),
+        },
+      },
+    },
+    async (req) => {
+      const body = requireBody(req.body, '<couponCode>…</couponCode>');
+      const codes = strings(body, 'couponCode').map((c) => c.trim());
+      const { account, coupon } = await redeemCoupons(services, req.auth.idUser!, codes);
+      return ok({
+        account: mapAccount(account),
+        coupon: presentList(coupon.map(mapCoupon)),
+        links: accountLinks(),
       });
-    }
-    const cancelOrders = boolean(req.query, 'cancelOrders') ?? false;
-    const relistItems = boolean(req.query, 'relistItems') ?? false;
-    const { account, message } = await setVacation(
-      services,
-      req.auth.idUser!,
-      onVacation,
-      cancelOrders,
-      relistItems,
-    );
-    return ok({ account: mapAccount(account), message, links: accountLinks() });
-  });
-
-  r.put('/account/language', { kinds: USER_KINDS }, async (req) => {
-    const idDisplayLanguage = integer(req.query, 'idDisplayLanguage');
-    if (idDisplayLanguage === undefined) {
-      throw badRequest('idDisplayLanguage (1 to 5) is required in the query string.', {
-        field: 'idDisplayLanguage',
-      });
-    }
-    const account = await setDisplayLanguage(services, req.auth.idUser!, idDisplayLanguage);
-    return ok({ account: mapAccount(account), links: accountLinks() });
-  });
-
-  r.post('/account/coupon', { kinds: USER_KINDS }, async (req) => {
-    const body = requireBody(req.body, '<couponCode>…</couponCode>');
-    const codes = strings(body, 'couponCode').map((c) => c.trim());
-    const { account, coupon } = await redeemCoupons(services, req.auth.idUser!, codes);
-    return ok({
-      account: mapAccount(account),
-      coupon: presentList(coupon.map(mapCoupon)),
-      links: accountLinks(),
-    });
-  });
+    },
+  );
 
   // Seller activation (reference §1.2; deprecated on the live API, mapped by client libraries):
   // POST gives the bank details, PUT the two transfers' amounts.
-  r.post('/account/selleractivation', { kinds: USER_KINDS }, async (req) => {
-    const body = requireBody(req.body, '<bankAccountOwner/><iban/><bic/><bankName/><phoneNumber/>');
-    const details = parseBankDetails({
-      accountOwner: text(body, 'bankAccountOwner') ?? text(body, 'accountOwner'),
-      iban: text(body, 'iban'),
-      bic: text(body, 'bic'),
-      bankName: text(body, 'bankName'),
-      phoneNumber: text(body, 'phoneNumber'),
-    });
-    await requestSellerActivation(services, req.auth.idUser!, details);
-    const account = await getAccount(services, req.auth.idUser!);
-    return ok({
-      account: mapAccount(account),
-      message:
-        'Seller activation requested: two small transfers are made to your bank account and arrive on the next day.',
-      links: accountLinks(),
-    });
-  });
+  r.post(
+    '/account/selleractivation',
+    {
+      kinds: USER_KINDS,
+      schema: {
+        summary: 'Seller activation, step 1: the bank details',
+        body: RequestBody({
+          bankAccountOwner: Type.String(),
+          iban: Type.String(),
+          bic: Type.String(),
+          bankName: Type.String(),
+          phoneNumber: Type.Optional(Type.String()),
+        }),
+        errors: [412],
+        responses: { 200: AccountMessageAnswer },
+      },
+    },
+    async (req) => {
+      const body = requireBody(req.body, '<bankAccountOwner/><iban/><bic/><bankName/><phoneNumber/>');
+      const details = parseBankDetails({
+        accountOwner: text(body, 'bankAccountOwner') ?? text(body, 'accountOwner'),
+        iban: text(body, 'iban'),
+        bic: text(body, 'bic'),
+        bankName: text(body, 'bankName'),
+        phoneNumber: text(body, 'phoneNumber'),
+      });
+      await requestSellerActivation(services, req.auth.idUser!, details);
+      const account = await getAccount(services, req.auth.idUser!);
+      return ok({
+        account: mapAccount(account),
+        message:
+          'Seller activation requested: two small transfers are made to your bank account and arrive on the next day.',
+        links: accountLinks(),
+      });
+    },
+  );
 
-  r.put('/account/selleractivation', { kinds: USER_KINDS }, async (req) => {
-    const body = requireBody(req.body, '<amount1>0.12</amount1><amount2>0.34</amount2>');
-    await completeSellerActivation(
-      services,
-      req.auth.idUser!,
-      parseTransferAmounts(text(body, 'amount1'), text(body, 'amount2')),
-    );
-    const account = await getAccount(services, req.auth.idUser!);
-    return ok({
-      account: mapAccount(account),
-      message: 'Seller activation complete: you may sell now.',
-      links: accountLinks(),
-    });
-  });
+  r.put(
+    '/account/selleractivation',
+    {
+      kinds: USER_KINDS,
+      schema: {
+        summary: 'Seller activation, step 2: the amounts of the two transfers',
+        body: RequestBody({ amount1: Type.String(), amount2: Type.String() }),
+        errors: [412],
+        responses: { 200: AccountMessageAnswer },
+      },
+    },
+    async (req) => {
+      const body = requireBody(req.body, '<amount1>0.12</amount1><amount2>0.34</amount2>');
+      await completeSellerActivation(
+        services,
+        req.auth.idUser!,
+        parseTransferAmounts(text(body, 'amount1'), text(body, 'amount2')),
+      );
+      const account = await getAccount(services, req.auth.idUser!);
+      return ok({
+        account: mapAccount(account),
+        message: 'Seller activation complete: you may sell now.',
+        links: accountLinks(),
+      });
+    },
+  );
 
   // Third-party apps only: ends the session of the user the app acts for.
-  r.post('/account/logout', { kinds: ['thirdParty'] }, async (req) => {
-    await revokeAccessTokenById(services, req.auth.idAccessToken!);
-    return ok({ logout: 'successful' });
-  });
+  r.post(
+    '/account/logout',
+    {
+      kinds: ['thirdParty'],
+      schema: {
+        summary: "End the third-party app's access token",
+        responses: { 200: Answer({ logout: Type.Literal('successful') }) },
+      },
+    },
+    async (req) => {
+      await revokeAccessTokenById(services, req.auth.idAccessToken!);
+      return ok({ logout: 'successful' });
+    },
+  );
 }

@@ -8,6 +8,21 @@ import { publicOrigin } from '../http/origin.js';
 import { ok, type Router } from '../http/routing.js';
 import { mapAccount } from '../mappers/account.js';
 import type { Services } from '../services.js';
+import { Type } from '@sinclair/typebox';
+import { Answer, RequestBody, type RouteSchema } from '../http/route-schema.js';
+import { AccountSchema } from '../mappers/account.js';
+
+const authenticateSchema = (withLang: boolean): RouteSchema => ({
+  summary: withLang
+    ? 'Start the authorization flow in a language (browser)'
+    : 'Start the authorization flow (browser)',
+  description:
+    "Where a third-party app sends a user's browser: 303 to the website's consent page. Not signed.",
+  params: withLang
+    ? { appToken: Type.String(), lang: Type.String({ enum: LANGUAGES }) }
+    : { appToken: Type.String() },
+  responses: { 303: null },
+});
 
 const LANGUAGES = ['en', 'fr', 'de', 'es', 'it'];
 
@@ -52,38 +67,66 @@ export function authenticateRoutes(r: Router, services: Services): void {
       },
     };
   };
-  r.get('/authenticate/:appToken', { kinds: 'public' }, async (req) => handler(req.params, req.raw));
-  r.get('/authenticate/:appToken/:lang', { kinds: 'public' }, async (req) => handler(req.params, req.raw));
+  r.get('/authenticate/:appToken', { kinds: 'public', schema: authenticateSchema(false) }, async (req) =>
+    handler(req.params, req.raw),
+  );
+  r.get('/authenticate/:appToken/:lang', { kinds: 'public', schema: authenticateSchema(true) }, async (req) =>
+    handler(req.params, req.raw),
+  );
 
-  r.post('/access', { kinds: ['thirdParty'], signedBy: 'app' }, async (req) => {
-    const body = requireBody(req.body, '<app_key>…</app_key><request_token>…</request_token>');
-    const appKey = text(body, 'app_key') ?? '';
-    const requestToken = text(body, 'request_token') ?? '';
-    if (requestToken === '') {
-      throw unauthorized('The request needs <request_token>: the one the callback received.', {
-        code: 'unknown_request_token',
-        field: 'request_token',
+  r.post(
+    '/access',
+    {
+      kinds: ['thirdParty'],
+      signedBy: 'app',
+      schema: {
+        summary: 'Exchange a request token for an access token',
+        description:
+          'Signed with the app token and secret alone: `oauth_token` empty (or the request token), key `appSecret&`.',
+        body: RequestBody({ app_key: Type.String(), request_token: Type.String() }),
+        responses: {
+          200: Answer({
+            oauth_token: Type.String(),
+            oauth_token_secret: Type.String(),
+            account: AccountSchema,
+          }),
+        },
+      },
+    },
+    async (req) => {
+      const body = requireBody(req.body, '<app_key>…</app_key><request_token>…</request_token>');
+      const appKey = text(body, 'app_key') ?? '';
+      const requestToken = text(body, 'request_token') ?? '';
+      if (requestToken === '') {
+        throw unauthorized('The request needs <request_token>: the one the callback received.', {
+          code: 'unknown_request_token',
+          field: 'request_token',
+        });
+      }
+      if (appKey !== '' && appKey !== req.auth.appToken) {
+        throw unauthorized('<app_key> is not the app token this request is signed with.', {
+          code: 'app_key_mismatch',
+          field: 'app_key',
+        });
+      }
+      const presented = req.auth.oauthToken ?? '';
+      if (presented !== '' && presented !== requestToken) {
+        throw unauthorized(
+          'oauth_token must be empty or the request token of the body when exchanging a request token.',
+          { code: 'request_token_mismatch', field: 'oauth_token' },
+        );
+      }
+      const issued = await exchangeRequestToken(services, {
+        idApp: req.auth.idApp,
+        requestToken,
+        tokenDays: services.config.thirdPartyTokenDays,
       });
-    }
-    if (appKey !== '' && appKey !== req.auth.appToken) {
-      throw unauthorized('<app_key> is not the app token this request is signed with.', {
-        code: 'app_key_mismatch',
-        field: 'app_key',
+      const account = await getAccount(services, issued.idUser);
+      return ok({
+        oauth_token: issued.token,
+        oauth_token_secret: issued.secret,
+        account: mapAccount(account),
       });
-    }
-    const presented = req.auth.oauthToken ?? '';
-    if (presented !== '' && presented !== requestToken) {
-      throw unauthorized(
-        'oauth_token must be empty or the request token of the body when exchanging a request token.',
-        { code: 'request_token_mismatch', field: 'oauth_token' },
-      );
-    }
-    const issued = await exchangeRequestToken(services, {
-      idApp: req.auth.idApp,
-      requestToken,
-      tokenDays: services.config.thirdPartyTokenDays,
-    });
-    const account = await getAccount(services, issued.idUser);
-    return ok({ oauth_token: issued.token, oauth_token_secret: issued.secret, account: mapAccount(account) });
-  });
+    },
+  );
 }

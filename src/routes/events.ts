@@ -2,7 +2,9 @@ import { FEED_PAGE, readEventFeed } from '../domain/user-events.js';
 import { integer, MAX_ID } from '../http/fields.js';
 import { pagedResponse } from '../http/pagination.js';
 import { type Router, USER_KINDS } from '../http/routing.js';
-import { mapEvent } from '../mappers/event.js';
+import { Type } from '@sinclair/typebox';
+import { Answer } from '../http/route-schema.js';
+import { EventSchema, mapEvent } from '../mappers/event.js';
 import type { Services } from '../services.js';
 
 /**
@@ -12,7 +14,24 @@ import type { Services } from '../services.js';
  * asks again with the last `idEvent` it saw.
  */
 export function eventRoutes(r: Router, services: Services): void {
-  r.get('/events', { kinds: USER_KINDS }, async (req) => {
+  const schema = {
+    summary: "The caller's public events after `since`, oldest first (an extension)",
+    query: {
+      since: Type.Integer({
+        minimum: 0,
+        maximum: MAX_ID,
+        description: 'The last `idEvent` seen (default 0).',
+      }),
+      maxResults: Type.Integer({
+        minimum: 1,
+        maximum: FEED_PAGE,
+        description: 'Events per answer (default 100).',
+      }),
+    },
+    paginated: true,
+    responses: { 200: Answer({ event: Type.Array(EventSchema) }) },
+  };
+  r.get('/events', { kinds: USER_KINDS, schema }, async (req) => {
     const since = integer(req.query, 'since', { min: 0, max: MAX_ID }) ?? 0;
     const limit = integer(req.query, 'maxResults', { min: 1, max: FEED_PAGE }) ?? FEED_PAGE;
     const { total, events } = await readEventFeed(services, req.auth.idUser!, since, limit);

@@ -12,6 +12,7 @@ import { catalogRoutes } from './catalog.js';
 import { catalogFileRoutes } from './catalog-files.js';
 import { marketplaceRoutes } from './marketplace.js';
 import { eventRoutes } from './events.js';
+import { openApiRoutes } from './openapi.js';
 
 /** Every resource group of the API; each module adds its routes to the one router. */
 export function registerRoutes(router: Router, services: Services): void {
@@ -27,4 +28,5 @@ export function registerRoutes(router: Router, services: Services): void {
   marketplaceRoutes(router, services);
   catalogFileRoutes(router, services);
   eventRoutes(router, services);
+  openApiRoutes(router, services);
 }

@@ -17,6 +17,9 @@ import { pagedResponse, pageFromQuery } from '../http/pagination.js';
 import { type ApiRequest, type Handler, ok, type Router, USER_KINDS } from '../http/routing.js';
 import { mapMessage, mapThread } from '../mappers/message.js';
 import type { Services } from '../services.js';
+import { Type } from '@sinclair/typebox';
+import { Answer, BoolParam, IdParam, pageQuery, RequestBody } from '../http/route-schema.js';
+import { HexIdSchema, MessageSchema, ThreadSchema } from '../mappers/message.js';
 
 /** Messages between users (spec §2.2, §4.1; reference §1.2, §2.15). */
 export function messageRoutes(r: Router, services: Services): void {
@@ -38,7 +41,15 @@ export function messageRoutes(r: Router, services: Services): void {
 
   r.get(
     '/account/messages',
-    options,
+    {
+      ...options,
+      schema: {
+        summary: 'Message threads, one message each (the latest)',
+        query: pageQuery(),
+        paginated: true,
+        responses: { 200: Answer({ thread: Type.Array(ThreadSchema) }) },
+      },
+    },
     guarded(async (req) => {
       const page = pageFromQuery(req.query);
       const viewer = viewerOf(req);
@@ -51,7 +62,20 @@ export function messageRoutes(r: Router, services: Services): void {
 
   r.get(
     '/account/messages/find',
-    options,
+    {
+      ...options,
+      schema: {
+        summary: 'Find received messages: unread, or between two dates',
+        query: {
+          unread: BoolParam,
+          startDate: Type.String({ description: 'ISO 8601, e.g. `2017-12-08T14:41:12+0100`.' }),
+          endDate: Type.String({ description: 'ISO 8601; default now.' }),
+          ...pageQuery(),
+        },
+        paginated: true,
+        responses: { 200: Answer({ message: Type.Array(MessageSchema) }) },
+      },
+    },
     guarded(async (req) => {
       const page = pageFromQuery(req.query);
       const viewer = viewerOf(req);
@@ -69,7 +93,16 @@ export function messageRoutes(r: Router, services: Services): void {
 
   r.get(
     '/account/messages/:idOtherUser',
-    options,
+    {
+      ...options,
+      schema: {
+        summary: 'The thread with a user (100 messages a page)',
+        params: { idOtherUser: IdParam },
+        query: pageQuery(),
+        paginated: true,
+        responses: { 200: ThreadSchema },
+      },
+    },
     guarded(async (req) => {
       const page = pageFromQuery(req.query);
       const viewer = viewerOf(req);
@@ -82,7 +115,15 @@ export function messageRoutes(r: Router, services: Services): void {
 
   r.post(
     '/account/messages/:idOtherUser',
-    options,
+    {
+      ...options,
+      schema: {
+        summary: 'Write to a user',
+        params: { idOtherUser: IdParam },
+        body: RequestBody({ message: Type.String() }),
+        responses: { 200: ThreadSchema },
+      },
+    },
     guarded(async (req) => {
       const idOtherUser = idParam(req.params, 'idOtherUser');
       const body = requireBody(req.body, '<message>text</message>');
@@ -96,7 +137,14 @@ export function messageRoutes(r: Router, services: Services): void {
 
   r.delete(
     '/account/messages/:idOtherUser',
-    options,
+    {
+      ...options,
+      schema: {
+        summary: "Delete a thread (the caller's side)",
+        params: { idOtherUser: IdParam },
+        responses: { 200: Answer({}) },
+      },
+    },
     guarded(async (req) => {
       await deleteThread(services, viewerOf(req), idParam(req.params, 'idOtherUser'));
       return ok({});
@@ -105,7 +153,14 @@ export function messageRoutes(r: Router, services: Services): void {
 
   r.get(
     '/account/messages/:idOtherUser/:idMessage',
-    options,
+    {
+      ...options,
+      schema: {
+        summary: 'One message (marked read)',
+        params: { idOtherUser: IdParam, idMessage: HexIdSchema },
+        responses: { 200: ThreadSchema },
+      },
+    },
     guarded(async (req) => {
       const viewer = viewerOf(req);
       const thread = await readMessage(
@@ -120,7 +175,14 @@ export function messageRoutes(r: Router, services: Services): void {
 
   r.delete(
     '/account/messages/:idOtherUser/:idMessage',
-    options,
+    {
+      ...options,
+      schema: {
+        summary: "Delete one message (the caller's side)",
+        params: { idOtherUser: IdParam, idMessage: HexIdSchema },
+        responses: { 200: Answer({}) },
+      },
+    },
     guarded(async (req) => {
       await deleteMessage(services, viewerOf(req), idParam(req.params, 'idOtherUser'), messageIdParam(req));
       return ok({});

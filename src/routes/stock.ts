@@ -26,6 +26,42 @@ import { type ArticleMapOptions, mapArticle } from '../mappers/article.js';
 import { mapProductDetail } from '../mappers/catalog-product.js';
 import { mapDeleted, mapFailedArticle, mapInserted } from '../mappers/stock-result.js';
 import type { Services } from '../services.js';
+import { Type } from '@sinclair/typebox';
+import {
+  Answer,
+  BoolParam,
+  IdParam,
+  pageQuery,
+  RequestBody,
+  type RouteSchema,
+} from '../http/route-schema.js';
+import { ArticleSchema } from '../mappers/article.js';
+import { ProductSchema } from '../mappers/catalog-product.js';
+
+const ARTICLES = Answer({ article: Type.Array(ArticleSchema) });
+/** An article that failed: what was sent, and why (`mapFailedArticle`). */
+const FAILED = Type.Object(
+  { success: Type.Literal(false), tried: Type.Unknown(), error: Type.String() },
+  { $id: 'FailedArticle' },
+);
+const ARTICLES_BODY = (fields: string) =>
+  RequestBody({
+    article: Type.Array(Type.Object({}, { additionalProperties: true, description: fields }), {
+      maxItems: 100,
+    }),
+  });
+const CHANGE = (summary: string): RouteSchema => ({
+  summary,
+  body: ARTICLES_BODY('idArticle and count'),
+  responses: { 200: Answer({ article: Type.Array(ArticleSchema), failed: Type.Array(FAILED) }) },
+});
+const STOCK_LIST = (withStart: boolean): RouteSchema => ({
+  summary: withStart ? 'A page of the stock (1-based start, 100 a page)' : 'The stock',
+  params: withStart ? { start: Type.Integer({ minimum: 1 }) } : undefined,
+  query: withStart ? undefined : pageQuery(),
+  paginated: true,
+  responses: { 200: ARTICLES },
+});
 import {
   parseArticleChange,
   parseArticleCount,
@@ -65,91 +101,207 @@ export function stockRoutes(r: Router, services: Services): void {
   const listAll = (req: ApiRequest, p: PageRequest) =>
     pagedAnswer(req, p, (q) => listStock(services, idUser(req), {}, q.offset, q.limit));
   const listPage = async (req: ApiRequest) => listAll(req, pageFromPathOrQuery(req.params.start, req.query));
-  r.get('/stock', { kinds: USER_KINDS }, listPage);
-  r.get('/stock/:start', { kinds: USER_KINDS }, listPage);
+  r.get('/stock', { kinds: USER_KINDS, schema: STOCK_LIST(false) }, listPage);
+  r.get('/stock/:start', { kinds: USER_KINDS, schema: STOCK_LIST(true) }, listPage);
 
-  r.post('/stock', { kinds: USER_KINDS }, async (req) => {
-    const items = readItems(readArticles(req.body), parseNewArticle);
-    const results = await addArticles(services, idUser(req), items);
-    return ok({
-      inserted: presentList(
-        results.map((x) => ('error' in x ? mapFailedArticle(x) : mapInserted(stockArticle(x.article)))),
-      ),
-    });
-  });
+  r.post(
+    '/stock',
+    {
+      kinds: USER_KINDS,
+      schema: {
+        summary: 'Put articles on sale (at most 100 a request)',
+        body: ARTICLES_BODY('idProduct, count, price, idLanguage, condition, comments, the flags'),
+        responses: {
+          200: Answer({
+            inserted: Type.Array(
+              Type.Union([Type.Object({ success: Type.Literal(true), idArticle: ArticleSchema }), FAILED]),
+            ),
+          }),
+        },
+      },
+    },
+    async (req) => {
+      const items = readItems(readArticles(req.body), parseNewArticle);
+      const results = await addArticles(services, idUser(req), items);
+      return ok({
+        inserted: presentList(
+          results.map((x) => ('error' in x ? mapFailedArticle(x) : mapInserted(stockArticle(x.article)))),
+        ),
+      });
+    },
+  );
 
-  r.put('/stock', { kinds: USER_KINDS }, async (req) => {
-    const items = readItems(readArticles(req.body), parseArticleChange);
-    const results = await updateArticles(services, idUser(req), items);
-    return ok({
-      updatedArticles: presentList(results.flatMap((x) => ('error' in x ? [] : [stockArticle(x.article)]))),
-      notUpdatedArticles: presentList(results.flatMap((x) => ('error' in x ? [mapFailedArticle(x)] : []))),
-    });
-  });
+  r.put(
+    '/stock',
+    {
+      kinds: USER_KINDS,
+      schema: {
+        summary: 'Change articles (at most 100 a request)',
+        body: ARTICLES_BODY('idArticle and the fields to change'),
+        responses: {
+          200: Answer({ updatedArticles: Type.Array(ArticleSchema), notUpdatedArticles: Type.Array(FAILED) }),
+        },
+      },
+    },
+    async (req) => {
+      const items = readItems(readArticles(req.body), parseArticleChange);
+      const results = await updateArticles(services, idUser(req), items);
+      return ok({
+        updatedArticles: presentList(results.flatMap((x) => ('error' in x ? [] : [stockArticle(x.article)]))),
+        notUpdatedArticles: presentList(results.flatMap((x) => ('error' in x ? [mapFailedArticle(x)] : []))),
+      });
+    },
+  );
 
-  r.delete('/stock', { kinds: USER_KINDS }, async (req) => {
-    const items = readItems(readArticles(req.body), parseArticleCount);
-    const results = await deleteArticles(services, idUser(req), items);
-    return ok({ deleted: presentList(results.map(mapDeleted)) });
-  });
+  r.delete(
+    '/stock',
+    {
+      kinds: USER_KINDS,
+      schema: {
+        summary: 'Take articles off sale (at most 100 a request)',
+        body: ARTICLES_BODY('idArticle and count'),
+        responses: {
+          200: Answer({
+            deleted: Type.Array(
+              Type.Object({
+                idArticle: Type.Union([Type.Integer(), Type.String(), Type.Null()]),
+                count: Type.Union([Type.Integer(), Type.String(), Type.Null()]),
+                success: Type.Boolean(),
+                message: Type.Optional(Type.String()),
+              }),
+            ),
+          }),
+        },
+      },
+    },
+    async (req) => {
+      const items = readItems(readArticles(req.body), parseArticleCount);
+      const results = await deleteArticles(services, idUser(req), items);
+      return ok({ deleted: presentList(results.map(mapDeleted)) });
+    },
+  );
 
   const changeAnswer = (results: BulkResult[]) =>
     ok({
       article: presentList(results.flatMap((x) => ('error' in x ? [] : [stockArticle(x.article)]))),
       failed: presentList(results.flatMap((x) => ('error' in x ? [mapFailedArticle(x)] : []))),
     });
-  r.put('/stock/increase', { kinds: USER_KINDS }, async (req) =>
+  r.put('/stock/increase', { kinds: USER_KINDS, schema: CHANGE('Add copies to articles') }, async (req) =>
     changeAnswer(await increaseArticles(services, idUser(req), readCountItems(readArticles(req.body)))),
   );
-  r.put('/stock/decrease', { kinds: USER_KINDS }, async (req) =>
+  r.put('/stock/decrease', { kinds: USER_KINDS, schema: CHANGE('Take copies off articles') }, async (req) =>
     changeAnswer(await decreaseArticles(services, idUser(req), readCountItems(readArticles(req.body)))),
   );
 
   // The article and, beside it, its product in the detailed form (reference §1.6, as recorded).
-  r.get('/stock/article/:idArticle', { kinds: USER_KINDS }, async (req) => {
-    const a = await getStockArticle(services, idUser(req), idParam(req.params, 'idArticle'));
-    const [detail, lang] = await Promise.all([
-      productDetail(services, a.view.idProduct),
-      viewerLanguage(services, idUser(req)),
-    ]);
-    return ok({
-      article: stockArticle(a, { withProduct: false }),
-      product: mapProductDetail(detail, lang),
-    });
-  });
+  r.get(
+    '/stock/article/:idArticle',
+    {
+      kinds: USER_KINDS,
+      schema: {
+        summary: 'One article of the stock, with its product',
+        params: { idArticle: IdParam },
+        responses: { 200: Answer({ article: ArticleSchema, product: ProductSchema }) },
+      },
+    },
+    async (req) => {
+      const a = await getStockArticle(services, idUser(req), idParam(req.params, 'idArticle'));
+      const [detail, lang] = await Promise.all([
+        productDetail(services, a.view.idProduct),
+        viewerLanguage(services, idUser(req)),
+      ]);
+      return ok({
+        article: stockArticle(a, { withProduct: false }),
+        product: mapProductDetail(detail, lang),
+      });
+    },
+  );
 
-  r.get('/stock/articles/:name/:idGame', { kinds: USER_KINDS }, async (req) => {
-    const idGame = idParam(req.params, 'idGame');
-    const name = req.params.name ?? '';
-    return page(req, (p) => searchStock(services, idUser(req), name, idGame, p.offset, p.limit));
-  });
+  r.get(
+    '/stock/articles/:name/:idGame',
+    {
+      kinds: USER_KINDS,
+      schema: {
+        summary: 'Stock articles whose product name matches',
+        params: { name: Type.String(), idGame: IdParam },
+        query: pageQuery(),
+        paginated: true,
+        responses: { 200: ARTICLES },
+      },
+    },
+    async (req) => {
+      const idGame = idParam(req.params, 'idGame');
+      const name = req.params.name ?? '';
+      return page(req, (p) => searchStock(services, idUser(req), name, idGame, p.offset, p.limit));
+    },
+  );
 
-  r.get('/stock/products/:idProduct', { kinds: USER_KINDS }, async (req) => {
-    const idProduct = idParam(req.params, 'idProduct');
-    return page(req, (p) => listStockOfProduct(services, idUser(req), idProduct, p.offset, p.limit));
-  });
+  r.get(
+    '/stock/products/:idProduct',
+    {
+      kinds: USER_KINDS,
+      schema: {
+        summary: 'Stock articles of one product',
+        params: { idProduct: IdParam },
+        query: pageQuery(),
+        paginated: true,
+        responses: { 200: ARTICLES },
+      },
+    },
+    async (req) => {
+      const idProduct = idParam(req.params, 'idProduct');
+      return page(req, (p) => listStockOfProduct(services, idUser(req), idProduct, p.offset, p.limit));
+    },
+  );
 
   // Own articles with copies in other users' carts; `count` is the copies reserved.
-  r.get('/stock/shoppingcart-articles', { kinds: USER_KINDS }, async (req) =>
-    page(req, (p) => listReservedStock(services, idUser(req), p.offset, p.limit), 'reserved'),
+  r.get(
+    '/stock/shoppingcart-articles',
+    {
+      kinds: USER_KINDS,
+      schema: {
+        summary: "Own articles with copies in other users' carts (`count`: the copies reserved)",
+        query: pageQuery(),
+        paginated: true,
+        responses: { 200: ARTICLES },
+      },
+    },
+    async (req) => page(req, (p) => listReservedStock(services, idUser(req), p.offset, p.limit), 'reserved'),
   );
 
   // The whole stock of one game as a gzipped CSV, base64 in the document; streamed.
-  r.get('/stock/file', { kinds: USER_KINDS }, async (req) => {
-    const idGame = integer(req.query, 'idGame', { min: 1, max: MAX_ID }) ?? 1;
-    const isSealed = boolean(req.query, 'isSealed') ?? false;
-    const idLanguage = integer(req.query, 'idLanguage', { min: 1, max: MAX_ID });
-    const filter = { idGame, isSingle: !isSealed, idLanguage };
-    await checkStockFileFilter(services.database.db, filter);
-    return {
-      status: 200,
-      headers: { 'Content-Type': CONTENT_TYPES[req.format] },
-      payload: gzippedBase64Document(
-        req.format,
-        'stock',
-        'application/x-gzip',
-        stockCsv(services.database.db, idUser(req), filter),
-      ),
-    };
-  });
+  r.get(
+    '/stock/file',
+    {
+      kinds: USER_KINDS,
+      schema: {
+        summary: 'The stock of one game as a file (base64 of a gzipped CSV)',
+        query: {
+          idGame: Type.Integer({ minimum: 1, maximum: MAX_ID }),
+          isSealed: BoolParam,
+          idLanguage: Type.Integer({ minimum: 1, maximum: MAX_ID }),
+        },
+        responses: {
+          200: Answer({ stock: Type.String({ contentEncoding: 'base64' }), mime: Type.String() }),
+        },
+      },
+    },
+    async (req) => {
+      const idGame = integer(req.query, 'idGame', { min: 1, max: MAX_ID }) ?? 1;
+      const isSealed = boolean(req.query, 'isSealed') ?? false;
+      const idLanguage = integer(req.query, 'idLanguage', { min: 1, max: MAX_ID });
+      const filter = { idGame, isSingle: !isSealed, idLanguage };
+      await checkStockFileFilter(services.database.db, filter);
+      return {
+        status: 200,
+        headers: { 'Content-Type': CONTENT_TYPES[req.format] },
+        payload: gzippedBase64Document(
+          req.format,
+          'stock',
+          'application/x-gzip',
+          stockCsv(services.database.db, idUser(req), filter),
+        ),
+      };
+    },
+  );
 }

@@ -32,47 +32,137 @@ import { ok, type Router, USER_KINDS } from '../http/routing.js';
 import type { XmlObject } from '../http/xml.js';
 import { mapFailedWantslist, mapWantslist, mapWantslistDetail } from '../mappers/wantslist.js';
 import type { Services } from '../services.js';
+import { Type } from '@sinclair/typebox';
+import { Answer, IdParam, RequestBody } from '../http/route-schema.js';
+import { WantslistSchema } from '../mappers/wantslist.js';
+import { LinksSchema } from '../mappers/values.js';
+
+const DETAIL = Answer({ wantslist: WantslistSchema, links: LinksSchema });
 import { presentList } from '../mappers/values.js';
 
 /** Wants lists (reference §1.7, §2.17; spec §4.4 for the wish price codes). */
 export function wantslistRoutes(r: Router, services: Services): void {
   const options = { kinds: USER_KINDS };
 
-  r.get('/wantslist', options, async (req) => {
-    const lists = await listWantslists(services, req.auth.idUser!);
-    if (lists.length === 0) return { status: 204, body: null };
-    return ok({ wantslist: lists.map((l) => mapWantslist(l)) });
-  });
+  r.get(
+    '/wantslist',
+    {
+      ...options,
+      schema: {
+        summary: 'The wants lists',
+        responses: { 200: Answer({ wantslist: Type.Array(WantslistSchema) }), 204: null },
+      },
+    },
+    async (req) => {
+      const lists = await listWantslists(services, req.auth.idUser!);
+      if (lists.length === 0) return { status: 204, body: null };
+      return ok({ wantslist: lists.map((l) => mapWantslist(l)) });
+    },
+  );
 
-  r.post('/wantslist', options, async (req) => {
-    const body = requireBody(req.body, '<wantslist><idGame>1</idGame><name>…</name></wantslist>');
-    const inputs = objects(body, 'wantslist').map((w) => ({
-      idGame: optionalText(w, 'idGame'),
-      name: optionalText(w, 'name'),
-    }));
-    const { created, failed } = await createWantslists(services, req.auth.idUser!, inputs);
-    return ok({
-      wantslist: presentList(created.map((l) => mapWantslist(l))),
-      failed: failed.length > 0 ? failed.map(mapFailedWantslist) : undefined,
-    });
-  });
+  r.post(
+    '/wantslist',
+    {
+      ...options,
+      schema: {
+        summary: 'Create wants lists',
+        body: RequestBody({
+          wantslist: Type.Array(Type.Object({ idGame: IdParam, name: Type.String() })),
+        }),
+        responses: {
+          200: Answer({
+            wantslist: Type.Array(WantslistSchema),
+            failed: Type.Optional(
+              Type.Array(
+                Type.Object({
+                  error: Type.String(),
+                  name: Type.Union([Type.String(), Type.Null()]),
+                  idGame: Type.Union([Type.Integer(), Type.String(), Type.Null()]),
+                }),
+              ),
+            ),
+          }),
+        },
+      },
+    },
+    async (req) => {
+      const body = requireBody(req.body, '<wantslist><idGame>1</idGame><name>…</name></wantslist>');
+      const inputs = objects(body, 'wantslist').map((w) => ({
+        idGame: optionalText(w, 'idGame'),
+        name: optionalText(w, 'name'),
+      }));
+      const { created, failed } = await createWantslists(services, req.auth.idUser!, inputs);
+      return ok({
+        wantslist: presentList(created.map((l) => mapWantslist(l))),
+        failed: failed.length > 0 ? failed.map(mapFailedWantslist) : undefined,
+      });
+    },
+  );
 
-  r.get('/wantslist/:idWantslist', options, async (req) => {
-    const detail = await getWantslist(services, req.auth.idUser!, idParam(req.params, 'idWantslist'));
-    return ok(mapWantslistDetail(detail));
-  });
+  r.get(
+    '/wantslist/:idWantslist',
+    {
+      ...options,
+      schema: {
+        summary: 'A wants list with its items',
+        params: { idWantslist: IdParam },
+        responses: { 200: DETAIL },
+      },
+    },
+    async (req) => {
+      const detail = await getWantslist(services, req.auth.idUser!, idParam(req.params, 'idWantslist'));
+      return ok(mapWantslistDetail(detail));
+    },
+  );
 
-  r.put('/wantslist/:idWantslist', options, async (req) => {
-    const idWantslist = idParam(req.params, 'idWantslist');
-    const body = requireBody(req.body, '<action>editWantslist|addItem|editItem|deleteItem</action>…');
-    const detail = await updateWantslist(services, req.auth.idUser!, idWantslist, parseWantslistChange(body));
-    return ok(mapWantslistDetail(detail));
-  });
+  r.put(
+    '/wantslist/:idWantslist',
+    {
+      ...options,
+      schema: {
+        summary: 'Rename a list, or add, change or delete its items',
+        params: { idWantslist: IdParam },
+        body: RequestBody(
+          {
+            action: Type.String({ enum: ['editWantslist', 'addItem', 'editItem', 'deleteItem'] }),
+            name: Type.Optional(Type.String()),
+            product: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+            metaproduct: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+            want: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+          },
+          'editWantslist: name; addItem: product/metaproduct items; editItem, deleteItem: want items with idWant.',
+        ),
+        responses: { 200: DETAIL },
+      },
+    },
+    async (req) => {
+      const idWantslist = idParam(req.params, 'idWantslist');
+      const body = requireBody(req.body, '<action>editWantslist|addItem|editItem|deleteItem</action>…');
+      const detail = await updateWantslist(
+        services,
+        req.auth.idUser!,
+        idWantslist,
+        parseWantslistChange(body),
+      );
+      return ok(mapWantslistDetail(detail));
+    },
+  );
 
-  r.delete('/wantslist/:idWantslist', options, async (req) => {
-    const left = await deleteWantslist(services, req.auth.idUser!, idParam(req.params, 'idWantslist'));
-    return ok({ wantslist: presentList(left.map((l) => mapWantslist(l))) });
-  });
+  r.delete(
+    '/wantslist/:idWantslist',
+    {
+      ...options,
+      schema: {
+        summary: 'Delete a wants list; answers the lists left',
+        params: { idWantslist: IdParam },
+        responses: { 200: Answer({ wantslist: Type.Array(WantslistSchema) }) },
+      },
+    },
+    async (req) => {
+      const left = await deleteWantslist(services, req.auth.idUser!, idParam(req.params, 'idWantslist'));
+      return ok({ wantslist: presentList(left.map((l) => mapWantslist(l))) });
+    },
+  );
 }
 
 /** Text of an element that may be missing; a nested element where text belongs is still a 400. */

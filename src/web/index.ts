@@ -7,6 +7,7 @@ import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
 import { accountPages } from './accounts.js';
 import { authorizePages } from './authorize.js';
+import { docsAssets, docsPages } from './docs.js';
 import { balancePages } from './balance.js';
 import { cartPages } from './cart.js';
 import { catalogPages } from './catalog.js';
@@ -86,6 +87,7 @@ export async function websitePlugin(
       index: false,
     });
   });
+  await app.register(docsAssets);
 
   await app.register(async (pages) => {
     pages.addHook('onRequest', sessionHook(services));
@@ -94,6 +96,7 @@ export async function websitePlugin(
     webhookPages(pages, services);
     profilePages(pages, services);
     authorizePages(pages, services);
+    docsPages(pages);
     requestPages(pages, services);
     // Finding cards, the cart and paying (issue 17, part 1).
     catalogPages(pages, services);

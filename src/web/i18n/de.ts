@@ -12,6 +12,9 @@ export const de = {
   'nav.register': 'Konto anlegen',
   'nav.languages': 'Sprachen',
 
+  'docs.title': 'API-Referenz',
+  'docs.noscript': 'Die Referenz braucht JavaScript. Das OpenAPI-Dokument, das sie zeigt, liegt hier:',
+
   'home.title': 'Willkommen',
   'home.heading': 'Ein Sammelkarten-Marktplatz, den Sie selbst betreiben können',
   'home.intro':

@@ -11,6 +11,9 @@ export const en = {
   'nav.register': 'Create an account',
   'nav.languages': 'Languages',
 
+  'docs.title': 'API reference',
+  'docs.noscript': 'The reference needs JavaScript. The OpenAPI document it shows is here:',
+
   'home.title': 'Welcome',
   'home.heading': 'A trading-card marketplace you can run yourself',
   'home.intro':

@@ -12,6 +12,9 @@ export const es = {
   'nav.register': 'Crear una cuenta',
   'nav.languages': 'Idiomas',
 
+  'docs.title': 'Referencia de la API',
+  'docs.noscript': 'La referencia necesita JavaScript. El documento OpenAPI que muestra está aquí:',
+
   'home.title': 'Bienvenido',
   'home.heading': 'Un mercado de cartas coleccionables que puedes alojar tú mismo',
   'home.intro':

@@ -12,6 +12,9 @@ export const fr = {
   'nav.register': 'Créer un compte',
   'nav.languages': 'Langues',
 
+  'docs.title': 'Référence de l’API',
+  'docs.noscript': 'La référence a besoin de JavaScript. Le document OpenAPI qu’elle affiche est ici :',
+
   'home.title': 'Bienvenue',
   'home.heading': 'Un marché de cartes à collectionner que vous pouvez héberger vous-même',
   'home.intro':

@@ -12,6 +12,9 @@ export const it = {
   'nav.register': 'Crea un account',
   'nav.languages': 'Lingue',
 
+  'docs.title': 'Riferimento dell’API',
+  'docs.noscript': 'Il riferimento richiede JavaScript. Il documento OpenAPI che mostra è qui:',
+
   'home.title': 'Benvenuto',
   'home.heading': 'Un mercato di carte collezionabili che puoi gestire da solo',
   'home.intro':

@@ -1,0 +1,23 @@
+import type { Command } from 'commander';
+import { Router } from '../http/routing.js';
+import { registerRoutes } from '../routes/index.js';
+import { apiDocument } from '../routes/openapi.js';
+import type { Services } from '../services.js';
+import { configFrom, reportErrors } from './context.js';
+
+/**
+ * `cardbazaar openapi`: the document `GET /ws/v2.0/openapi.json` serves, on standard output, with
+ * no server and no database (registering the routes reads only the configuration).
+ */
+export function registerOpenApiCommand(program: Command): void {
+  program
+    .command('openapi')
+    .description('Print the OpenAPI 3.1 document of the API (what GET /ws/v2.0/openapi.json serves).')
+    .action(
+      reportErrors(async (_opts: unknown, cmd: Command) => {
+        const router = new Router();
+        registerRoutes(router, { config: configFrom(cmd) } as Services);
+        console.log(JSON.stringify(apiDocument(router), null, 2));
+      }),
+    );
+}

@@ -1,0 +1,402 @@
+import type { TSchema } from '@sinclair/typebox';
+import { canonicalBaseString, percentEncode, sign, signingKey } from '../auth/oauth.js';
+import { groupOf } from '../limits/groups.js';
+import { LIMIT_COUNT_HEADER, LIMIT_MAX_HEADER } from '../limits/headers.js';
+import { ALL_KINDS, API_PREFIX, type RouteDefinition } from './routing.js';
+
+/**
+ * The OpenAPI 3.1 document, generated from what every route declares beside its handler
+ * (`RouteOptions.schema`, `src/http/route-schema.ts`) and the entity schemas beside the mappers:
+ * nothing in it is written twice. `GET /ws/v2.0/openapi.json` serves it, `cardbazaar openapi`
+ * prints it, `/docs` renders it, and the contract tests check every answer the suites get against it.
+ */
+export type JsonObject = Record<string, unknown>;
+
+/** The extension that names the app kinds a route admits (spec §5.5); `[]`: no OAuth at all. */
+export const APP_KINDS_EXTENSION = 'x-app-kinds';
+
+/**
+ * Statuses any signed route may answer before or beside its own rules: bad input, the signature
+ * and the app kind, ids not found (or not the caller's), an old base address past its cutoff
+ * (`OLD_BASE_URLS`), the limits, and the unexpected (the body names the request id).
+ */
+const SIGNED_ERRORS = [400, 401, 403, 404, 410, 429, 500, 503];
+/** Statuses an unsigned route may answer. */
+const PUBLIC_ERRORS = [400, 404, 410, 500];
+/** What reading a request body may answer: too large, not XML, an `Expect` refused. */
+const BODY_ERRORS = [413, 415, 417];
+
+const STATUS_DESCRIPTIONS: Record<number, string> = {
+  200: 'OK',
+  202: 'Accepted: the request is queued.',
+  204: 'No content: an empty collection, or nothing to answer.',
+  206: 'A page of a larger collection; `Content-Range` says which.',
+  303: 'See other: the browser goes on to the `Location`.',
+  307: 'The collection is too large to answer at once: sign the `Location` (the first page) anew.',
+  400: 'Bad request: the error body names the field (`post_data_field`).',
+  401: 'Not signed, a bad signature, or an unknown, revoked or expired token.',
+  403: 'This app kind may not call this resource, or the action is not allowed.',
+  404: 'Not found (also what ids of other users\u2019 things answer).',
+  409: 'Conflict.',
+  410: 'Gone: an old base address past its cutoff, or an expired export file.',
+  412: 'Precondition failed: the state does not allow this.',
+  413: 'The request body is too large.',
+  415: 'The request body is not XML.',
+  417: 'The `Expect` header is refused.',
+  500: 'Internal server error; the description names the request id for the server log.',
+  429: 'A request limit was reached (`Retry-After`).',
+  503: 'Over the per-minute rate (`Slow Down`), or the server is closing.',
+};
+
+/** `/orders/:actor/:state` → `/orders/{actor}/{state}`. */
+export const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
+
+/** `GET /orders/:actor/:state/:start` → `getOrdersActorStateStart`. */
+export function operationId(method: string, path: string): string {
+  const words = path
+    .split(/[/:_.-]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1));
+  return method.toLowerCase() + words.join('');
+}
+
+/**
+ * Entity schemas carry an `$id`: each becomes one `components.schemas` entry and a `$ref`
+ * wherever it is used (TypeBox's symbols fall away in the JSON round trip).
+ */
+class Components {
+  readonly schemas: Record<string, JsonObject> = {};
+
+  hoist(schema: TSchema | JsonObject): JsonObject {
+    return this.walk(JSON.parse(JSON.stringify(schema)) as JsonObject);
+  }
+
+  private walk(node: unknown): JsonObject {
+    if (Array.isArray(node)) return node.map((n) => this.walk(n)) as unknown as JsonObject;
+    if (node === null || typeof node !== 'object') return node as JsonObject;
+    const obj = node as JsonObject;
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(obj)) {
+      if (k === '$id') continue;
+      out[k] =
+        k === 'properties' || k === 'patternProperties'
+          ? Object.fromEntries(Object.entries(v as JsonObject).map(([pk, pv]) => [pk, this.walk(pv)]))
+          : typeof v === 'object' && v !== null
+            ? this.walk(v)
+            : v;
+    }
+    const id = obj.$id;
+    if (typeof id !== 'string') return out;
+    const existing = this.schemas[id];
+    if (existing && JSON.stringify(existing) !== JSON.stringify(out))
+      throw new Error(`two different schemas are both named ${id}`);
+    this.schemas[id] = out;
+    return { $ref: `#/components/schemas/${id}` };
+  }
+}
+
+const LIMIT_HEADERS = {
+  [LIMIT_COUNT_HEADER]: { $ref: '#/components/headers/RequestLimitCount' },
+  [LIMIT_MAX_HEADER]: { $ref: '#/components/headers/RequestLimitMax' },
+};
+
+/** The answer in both formats: the same tree, the root element `response` in XML. */
+function treeContent(ref: string): JsonObject {
+  return {
+    'application/xml': { schema: { $ref: ref } },
+    'application/json': { schema: { $ref: ref } },
+  };
+}
+
+function operation(def: RouteDefinition, components: Components, answers: Record<string, JsonObject>) {
+  const { method, path, options } = def;
+  const schema = options.schema;
+  if (!schema) throw new Error(`${method} ${path} declares no schema (RouteOptions.schema)`);
+  const id = operationId(method, path);
+  const signed = options.kinds !== 'public';
+  const parameters: JsonObject[] = [];
+  for (const name of [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!)) {
+    const p = schema.params?.[name];
+    parameters.push({
+      name,
+      in: 'path',
+      required: true,
+      schema: p ? components.hoist(p) : { type: 'string' },
+    });
+  }
+  for (const [name, p] of Object.entries(schema.query ?? {})) {
+    const hoisted = components.hoist(p);
+    const repeated = hoisted.type === 'array';
+    parameters.push({
+      name,
+      in: 'query',
+      required: schema.requiredQuery?.includes(name) ?? false,
+      ...(typeof hoisted.description === 'string' ? { description: hoisted.description } : {}),
+      schema: hoisted,
+      ...(repeated ? { style: 'form', explode: true } : {}),
+    });
+  }
+  const headers = signed ? LIMIT_HEADERS : {};
+  const responses: Record<string, JsonObject> = {};
+  for (const [status, body] of Object.entries(schema.responses)) {
+    const code = Number(status);
+    const response: JsonObject = { description: STATUS_DESCRIPTIONS[code] ?? 'OK' };
+    if (code === 303) response.headers = { Location: { $ref: '#/components/headers/Location' } };
+    else if (Object.keys(headers).length > 0) response.headers = headers;
+    if (body !== null) {
+      if (schema.mediaType) {
+        response.content = { [schema.mediaType]: { schema: components.hoist(body) } };
+      } else {
+        const name = `${id[0]!.toUpperCase()}${id.slice(1)}${status}`;
+        answers[name] = { ...components.hoist(body), xml: { name: 'response' } };
+        response.content = treeContent(`#/components/schemas/${name}`);
+        if (schema.paginated && code === 200) {
+          responses['206'] = {
+            description: STATUS_DESCRIPTIONS[206],
+            headers: { ...headers, 'Content-Range': { $ref: '#/components/headers/ContentRange' } },
+            content: treeContent(`#/components/schemas/${name}`),
+          };
+        }
+      }
+    }
+    responses[status] = response;
+  }
+  if (schema.paginated) {
+    responses['204'] ??= { description: STATUS_DESCRIPTIONS[204], headers };
+    responses['307'] = {
+      description: STATUS_DESCRIPTIONS[307],
+      headers: { ...headers, Location: { $ref: '#/components/headers/Location' } },
+    };
+  }
+  for (const code of [
+    ...(signed ? SIGNED_ERRORS : PUBLIC_ERRORS),
+    ...(schema.body ? BODY_ERRORS : []),
+    ...(schema.errors ?? []),
+  ]) {
+    responses[String(code)] ??= { $ref: `#/components/responses/Error${code}` };
+  }
+  const sorted = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
+  const kinds = options.kinds === 'public' ? [] : [...options.kinds];
+  const op: JsonObject = {
+    operationId: id,
+    summary: schema.summary,
+    description: [
+      schema.description,
+      signed
+        ? `Signed (OAuth 1.0) by ${kinds.length === ALL_KINDS.length ? 'every app kind' : kinds.join(' and ')} apps${options.signedBy === 'app' ? ', with the app token and secret alone' : ''}.`
+        : 'Not signed.',
+    ]
+      .filter(Boolean)
+      .join('\n\n'),
+    tags: [groupOf(`${method} ${path}`) ?? 'other'],
+    [APP_KINDS_EXTENSION]: kinds,
+    security: signed ? [{ OAuth1: [] }] : [],
+    ...(parameters.length > 0 ? { parameters } : {}),
+  };
+  if (schema.body) {
+    const name = `${id[0]!.toUpperCase()}${id.slice(1)}Request`;
+    answers[name] = { ...components.hoist(schema.body), xml: { name: 'request' } };
+    op.requestBody = {
+      required: true,
+      description: 'XML, root element `request` (also in the JSON format: the API reads XML bodies).',
+      content: { 'application/xml': { schema: { $ref: `#/components/schemas/${name}` } } },
+    };
+  }
+  op.responses = sorted;
+  return op;
+}
+
+/** A worked example of a signed call, computed by the server's own signing functions. */
+export function signingExample() {
+  const example = {
+    method: 'GET',
+    url: 'https://api.cardbazaar.example/ws/v2.0/output.json/products/find?search=Springleaf&idGame=1',
+    appToken: 'bfaD9xOU0SXBhtBP',
+    appSecret: 'pChvrpp6AEOEwxBIIUBOvWcRG3X9xL4Y',
+    accessToken: 'lBY1xptUJ7ZJSK01x4fNwzw8kAe5b10Q',
+    accessTokenSecret: 'hc1wJAOX02pGGJK2uAv1ZOiwS7I9Tpoe',
+    nonce: '53eb1f44909d6',
+    timestamp: '1407917892',
+  };
+  const u = new URL(example.url);
+  const realm = `${u.origin}${u.pathname}`;
+  const oauthParams: Array<[string, string]> = [
+    ['oauth_consumer_key', example.appToken],
+    ['oauth_token', example.accessToken],
+    ['oauth_nonce', example.nonce],
+    ['oauth_timestamp', example.timestamp],
+    ['oauth_signature_method', 'HMAC-SHA1'],
+    ['oauth_version', '1.0'],
+  ];
+  const baseString = canonicalBaseString({
+    method: example.method,
+    origin: u.origin,
+    path: u.pathname,
+    rawQuery: u.search.slice(1),
+    oauthParams,
+  });
+  const key = signingKey(example.appSecret, example.accessTokenSecret);
+  const signature = sign(baseString, key);
+  const header =
+    `OAuth realm="${realm}", ` +
+    oauthParams.map(([k, v]) => `${k}="${v}"`).join(', ') +
+    `, oauth_signature="${percentEncode(signature)}"`;
+  return { ...example, realm, baseString, key, signature, header };
+}
+
+function introduction(): string {
+  const ex = signingExample();
+  return `cardbazaar speaks the Cardmarket-style **Marketplace API 2.0**. Every path below is relative to
+\`/ws/v2.0\`; answers are XML (root element \`response\`) unless the path starts with the
+\`/ws/v2.0/output.json\` segment, which gives the same tree as JSON (the second server above).
+Request bodies are XML in both formats, root element \`request\`.
+
+## Signing a request (OAuth 1.0, HMAC-SHA1)
+
+Every resource except the few marked _Not signed_ needs an \`Authorization\` header signed with
+four credentials: the **app token** and **app secret**, the **access token** and **access token
+secret** (the profile page shows all four for a dedicated app). Per request:
+
+1. Collect the parameters: \`oauth_consumer_key\` (app token), \`oauth_token\` (access token; empty
+   for widget apps), \`oauth_nonce\` (unique per request), \`oauth_timestamp\` (seconds, now),
+   \`oauth_signature_method=HMAC-SHA1\`, \`oauth_version=1.0\`, **and every query parameter**.
+2. Percent-encode each name and value (RFC 3986: a space is \`%20\`, never \`+\`), sort by name then
+   value, join as \`name=value\` with \`&\`.
+3. The **base string** is \`METHOD&\` + the encoded URL without its query (scheme, host, port only
+   when not the default, path) + \`&\` + the encoded parameter string.
+4. The **key** is the encoded app secret + \`&\` + the encoded access token secret.
+5. The signature is base64(HMAC-SHA1(key, base string)). Send all of it in the header, with
+   \`realm\` = the URL without its query (realm is not signed).
+
+### A worked example
+
+\`${ex.method} ${ex.url}\` with app token \`${ex.appToken}\`, app secret \`${ex.appSecret}\`,
+access token \`${ex.accessToken}\`, access token secret \`${ex.accessTokenSecret}\`, nonce
+\`${ex.nonce}\` and timestamp \`${ex.timestamp}\`:
+
+Base string:
+
+\`\`\`
+${ex.baseString}
+\`\`\`
+
+Key: \`${ex.key}\`
+
+Signature: \`${ex.signature}\`
+
+Header:
+
+\`\`\`
+Authorization: ${ex.header}
+\`\`\`
+
+In the sandbox a 401 for a bad signature carries the base string the server computed, to compare
+with yours; \`npx cardbazaar request GET /account --user NAME\` makes a correctly signed call.
+
+## Collections, limits, errors
+
+Collections answer 200 when whole, **206** with \`Content-Range: first-last/total\` (0-based) for a
+page (\`?start=0&maxResults=100\`, or a 1-based \`/start\` path segment where the path has one),
+**204** when empty, and **307** to the first page when an unpaginated request would be too large
+(the \`Location\` is absolute: sign it anew). Signed answers carry \`${LIMIT_COUNT_HEADER}\` and
+\`${LIMIT_MAX_HEADER}\` for apps with a daily quota; over a limit the answer is 429 with
+\`Retry-After\`. Every error has the same body (the \`Error\` schema), in the request's format.
+
+\`${APP_KINDS_EXTENSION}\` on each operation lists the app kinds that may call it (\`dedicated\`,
+\`widget\`, \`thirdParty\`); an empty list means no signature at all.`;
+}
+
+export interface DocumentOptions {
+  version: string;
+}
+
+export function openApiDocument(routes: RouteDefinition[], { version }: DocumentOptions): JsonObject {
+  const components = new Components();
+  const answers: Record<string, JsonObject> = {};
+  const paths: Record<string, JsonObject> = {};
+  for (const def of routes) {
+    const key = openApiPath(def.path);
+    paths[key] ??= {};
+    paths[key][def.method.toLowerCase()] = operation(def, components, answers);
+  }
+  const errorResponses: Record<string, JsonObject> = {};
+  const codes = new Set<number>([...SIGNED_ERRORS, ...PUBLIC_ERRORS, ...BODY_ERRORS]);
+  for (const def of routes) for (const c of def.options.schema?.errors ?? []) codes.add(c);
+  for (const code of [...codes].sort((a, b) => a - b)) {
+    errorResponses[`Error${code}`] = {
+      description: STATUS_DESCRIPTIONS[code] ?? 'Error',
+      ...(code === 429 ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {}),
+      content: treeContent('#/components/schemas/Error'),
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'cardbazaar Marketplace API 2.0',
+      version,
+      description: introduction(),
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [
+      { url: API_PREFIX, description: 'XML answers (also `/ws/v2.0/output.xml`).' },
+      { url: `${API_PREFIX}/output.json`, description: 'JSON answers: the same paths after `output.json`.' },
+    ],
+    tags: [...new Set(routes.map((r) => groupOf(`${r.method} ${r.path}`) ?? 'other'))].map((name) => ({
+      name,
+      description: `Requests of the \`${name}\` limit group.`,
+    })),
+    security: [{ OAuth1: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        OAuth1: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description:
+            'OAuth 1.0 (RFC 5849) with HMAC-SHA1: `OAuth realm="…", oauth_consumer_key="…", oauth_token="…", oauth_nonce="…", oauth_timestamp="…", oauth_signature_method="HMAC-SHA1", oauth_version="1.0", oauth_signature="…"`. OpenAPI has no OAuth 1.0 scheme; the introduction shows how to sign.',
+        },
+      },
+      schemas: {
+        ...components.schemas,
+        Error: {
+          type: 'object',
+          description: 'The error body (reference §3), the same tree in XML and JSON.',
+          xml: { name: 'response' },
+          properties: {
+            mkm_error_description: { type: 'string' },
+            internal_error_code: { type: ['string', 'null'], description: 'A stable machine-readable code.' },
+            post_data_field: { type: ['string', 'null'], description: 'The request element at fault.' },
+            http_status_code: { type: 'integer' },
+            http_status_code_description: { type: 'string' },
+            rfc2616_description_link: { type: ['string', 'null'] },
+          },
+          required: [
+            'mkm_error_description',
+            'internal_error_code',
+            'post_data_field',
+            'http_status_code',
+            'http_status_code_description',
+            'rfc2616_description_link',
+          ],
+          additionalProperties: false,
+        },
+        ...answers,
+      },
+      responses: errorResponses,
+      headers: {
+        RequestLimitCount: {
+          description: "Requests counted today against the app owner's daily quota (apps with one).",
+          schema: { type: 'integer' },
+        },
+        RequestLimitMax: { description: 'The daily quota.', schema: { type: 'integer' } },
+        ContentRange: {
+          description: '`first-last/total`, 0-based and inclusive; `total` may read `1000+` where capped.',
+          schema: { type: 'string', pattern: '^\\d+-\\d+/\\d+\\+?$' },
+        },
+        Location: { description: 'An absolute URL.', schema: { type: 'string' } },
+        RetryAfter: { description: 'Seconds to wait.', schema: { type: 'integer' } },
+      },
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
+import { MAX_ID } from './fields.js';
+
+/**
+ * What a route declares about itself next to its handler (`r.get(path, { kinds, schema }, …)`):
+ * parameters, request body and responses, as TypeBox schemas (JSON Schema). `src/http/openapi.ts`
+ * turns every route's declaration into the OpenAPI document, and the contract tests hold every
+ * response the suites receive to it.
+ *
+ * The field parsers (`src/http/fields.ts`) stay the validators: they answer the API's error body
+ * with `post_data_field`, per item in bulk requests, which a generic schema validator would not.
+ * Where a schema states a rule they check (an id's bounds, a page's size), it takes the same
+ * constant, so the two cannot say different things.
+ */
+export interface RouteSchema {
+  summary: string;
+  description?: string;
+  /** Path parameters; those not given are documented as strings. */
+  params?: TProperties;
+  /** Query parameters (all optional unless the schema says otherwise). */
+  query?: TProperties;
+  /** The query parameters a request must give. */
+  requiredQuery?: string[];
+  /** The content of the `<request>` element (JSON bodies are not accepted: the API reads XML). */
+  body?: TSchema;
+  /** Success answers by status; null: no body (204, 303, 307). */
+  responses: Record<number, TSchema | null>;
+  /**
+   * A collection answered a page at a time (`src/http/pagination.ts`): 206 with `Content-Range`
+   * for a part, 204 when empty, 307 with `Location` when an unpaginated request is too large.
+   */
+  paginated?: boolean;
+  /** Error statuses this route answers beyond those every route may (400, 401, 403, 404, 429…). */
+  errors?: number[];
+  /** Statuses whose body is not the XML/JSON tree (a file): its media type. */
+  mediaType?: string;
+}
+
+/** A positive id, as `idParam` reads it (`src/http/fields.ts`, the same bounds). */
+export const IdParam = Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'A positive id.' });
+
+/** `start` and `maxResults` of a collection (`pageFromQuery`): `maxResults` at most `max`. */
+export const pageQuery = (max = 100): TProperties => ({
+  start: Type.Integer({ minimum: 0, description: 'The 0-based index of the first entity.' }),
+  maxResults: Type.Integer({ minimum: 1, maximum: max, description: 'Entities per page.' }),
+});
+
+/** A request body's content: elements by name. */
+export const RequestBody = (properties: TProperties, description?: string): TObject =>
+  Type.Object(properties, { description });
+
+/** A response tree's root; its elements by name. */
+export const Answer = (properties: TProperties): TObject => Type.Object(properties);
+
+/** `true` or `false` as a query parameter reads it (`parseBoolean`: nothing else). */
+export const BoolParam = Type.Boolean({ description: '`true` or `false`.' });

@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { describeUnless } from '../helpers.js';
+import {
+  type BrowserServer,
+  type BrowserSession,
+  launchBrowser,
+  NO_BROWSER,
+  startBrowserServer,
+} from './harness.js';
+
+/** `/docs` in Chromium: Redoc, served by cardbazaar itself, renders the document's operations. */
+describeUnless(NO_BROWSER, 'the API reference in a browser', () => {
+  let server: BrowserServer;
+  let chrome: BrowserSession;
+  before(async () => {
+    server = await startBrowserServer();
+    chrome = await launchBrowser('docs');
+  });
+  after(async () => {
+    await chrome?.close();
+    await server?.close();
+  });
+
+  it('renders the introduction and finds an operation, with nothing refused by the page policy', async () => {
+    const page = await chrome.newPage('docs');
+    const refused: string[] = [];
+    const outside: string[] = [];
+    page.on('console', (m) => {
+      // Redoc's footer logo points at its CDN: the policy blocks it, as it should (nothing leaves).
+      if (
+        /Content Security Policy|Refused/i.test(m.text()) &&
+        !/cdn\.redoc\.ly\/redoc\/logo-mini\.svg/.test(m.text())
+      )
+        refused.push(m.text());
+    });
+    page.on('request', (r) => {
+      // The logo's request is announced, then refused by the policy (the console says so above).
+      const logo = r.url() === 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+      if (
+        !logo &&
+        !r.url().startsWith(server.url) &&
+        !r.url().startsWith('blob:') &&
+        !r.url().startsWith('data:')
+      )
+        outside.push(r.url());
+    });
+    await page.goto(`${server.url}/docs`);
+    await page
+      .getByRole('heading', { name: 'Signing a request (OAuth 1.0, HMAC-SHA1)' })
+      .waitFor({ timeout: 120_000 });
+    // An operation, rendered in the middle panel under its summary, with its app kinds.
+    const operation = page.getByRole('heading', { name: 'The account of the user the app acts for' });
+    await operation.first().scrollIntoViewIfNeeded({ timeout: 60_000 });
+    assert.equal(await operation.first().isVisible(), true);
+    await page.goto(`${server.url}/docs#tag/account/operation/getAccount`);
+    await operation.first().waitFor({ timeout: 60_000 });
+    assert.deepEqual(refused, []);
+    assert.deepEqual(outside, [], 'the page loads nothing from elsewhere');
+  });
+});

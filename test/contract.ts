@@ -1,0 +1,180 @@
+import { AssertionError } from 'node:assert';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { XMLParser } from 'fast-xml-parser';
+import { type JsonObject, openApiPath, operationId } from '../src/http/openapi.js';
+import { Router } from '../src/http/routing.js';
+import { registerRoutes } from '../src/routes/index.js';
+import { apiDocument } from '../src/routes/openapi.js';
+import type { Services } from '../src/services.js';
+import { routeOf } from './parity-recorder.js';
+
+/**
+ * The contract tests: every answer a suite receives through `ApiClient` (test/helpers.ts) is held
+ * to the OpenAPI document the server publishes. The status must be one the operation declares; a
+ * JSON body must be valid (ajv) against that status's schema; an XML body is read into the same
+ * tree, guided by the schema (repeated elements are arrays, empty elements null or empty lists,
+ * numbers and booleans from their text), and validated the same way. A mismatch throws, so the
+ * test that made the request fails, naming the operation. `CARDBAZAAR_CONTRACT=off` turns it off.
+ */
+const OFF = process.env.CARDBAZAAR_CONTRACT === 'off';
+
+interface Contract {
+  doc: JsonObject;
+  ajv: Ajv2020;
+  validators: Map<string, ValidateFunction>;
+}
+let contract: Contract | undefined;
+
+function load(services: Services): Contract {
+  if (!contract) {
+    const router = new Router();
+    registerRoutes(router, services);
+    const doc = apiDocument(router);
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    ajv.addSchema({ ...doc, $id: 'openapi' });
+    contract = { doc, ajv, validators: new Map() };
+  }
+  return contract;
+}
+
+/** A validator of a schema of the document (its `$ref`s point into the document). */
+function validator(c: Contract, schema: JsonObject): ValidateFunction {
+  const text = JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/');
+  let v = c.validators.get(text);
+  if (!v) {
+    v = c.ajv.compile(JSON.parse(text) as JsonObject);
+    c.validators.set(text, v);
+  }
+  return v;
+}
+
+/** Follows `$ref`s (into the document's components). */
+function resolve(c: Contract, schema: JsonObject | undefined): JsonObject | undefined {
+  let s = schema;
+  for (let i = 0; s && typeof s.$ref === 'string' && i < 10; i++) {
+    let node: unknown = c.doc;
+    for (const part of (s.$ref as string).replace(/^#\//, '').split('/')) node = (node as JsonObject)[part];
+    s = node as JsonObject;
+  }
+  return s;
+}
+
+const xmlParser = new XMLParser({
+  ignoreAttributes: true,
+  ignoreDeclaration: true,
+  parseTagValue: false,
+  trimValues: false,
+  // Every element as a list: the schema decides what is one value and what repeats.
+  isArray: () => true,
+});
+
+const typesOf = (s: JsonObject): string[] =>
+  Array.isArray(s.type) ? (s.type as string[]) : typeof s.type === 'string' ? [s.type] : [];
+
+/** One XML element's content as the JSON value the schema describes. */
+function fromXml(c: Contract, raw: unknown, schemaIn: JsonObject | undefined): unknown {
+  const schema = resolve(c, schemaIn);
+  if (!schema) return raw;
+  const variants = (schema.anyOf ?? schema.oneOf) as JsonObject[] | undefined;
+  if (variants) {
+    const empty = raw === '';
+    const nullable = variants.some((v) => typesOf(resolve(c, v) ?? {}).includes('null'));
+    if (empty && nullable) return null;
+    // The first variant the element reads as validly (e.g. a thread's one message or its list).
+    const attempts = variants.filter((v) => !typesOf(resolve(c, v) ?? {}).includes('null'));
+    for (const v of attempts) {
+      const value = fromXml(c, raw, v);
+      if (validator(c, v)(value)) return value;
+    }
+    return fromXml(c, raw, attempts[0]);
+  }
+  const types = typesOf(schema);
+  if (raw === '' && types.includes('null')) return null;
+  if (types.includes('object') || schema.properties) {
+    if (raw === '') return {};
+    if (typeof raw !== 'object' || raw === null) return raw;
+    const node = raw as Record<string, unknown[]>;
+    const props = (schema.properties ?? {}) as Record<string, JsonObject>;
+    const out: Record<string, unknown> = {};
+    for (const [name, elements] of Object.entries(node)) {
+      let prop = resolve(c, props[name]);
+      // One value or a list (a thread's messages): repeated elements read as the list.
+      const listVariant = ((prop?.anyOf ?? []) as JsonObject[]).find((v) =>
+        typesOf(resolve(c, v) ?? {}).includes('array'),
+      );
+      if (listVariant && elements.length > 1) prop = resolve(c, listVariant);
+      if (prop && typesOf(prop).includes('array')) {
+        // A list the answer always carries is one empty element when empty.
+        out[name] =
+          elements.length === 1 && elements[0] === ''
+            ? []
+            : elements.map((e) => fromXml(c, e, prop.items as JsonObject));
+      } else {
+        // Repeated where one value belongs: keep the list, so the schema check reports it.
+        out[name] = elements.length === 1 ? fromXml(c, elements[0], prop) : elements;
+      }
+    }
+    // An empty list writes no element in XML (`src/http/xml.ts`): JSON has `[]` where XML has nothing.
+    for (const [name, p] of Object.entries(props))
+      if (!(name in out) && typesOf(resolve(c, p) ?? {}).includes('array')) out[name] = [];
+    return out;
+  }
+  if (typeof raw !== 'string') return raw;
+  if (types.includes('integer') || types.includes('number'))
+    return /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+  if (types.includes('boolean')) return raw === 'true' ? true : raw === 'false' ? false : raw;
+  if (schema.const !== undefined && typeof schema.const !== 'string')
+    return /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw === 'true' ? true : raw === 'false' ? false : raw;
+  return raw;
+}
+
+export interface ReceivedAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/** Throws an AssertionError naming the operation when the answer breaks the document. */
+export function checkContract(services: Services, method: string, url: string, res: ReceivedAnswer): void {
+  if (OFF) return;
+  // A method the resource does not accept reaches no operation (405 with `Allow`).
+  if (res.status === 405) return;
+  const at = routeOf(services, method, url);
+  if (!at) return;
+  const c = load(services);
+  const [, path] = at.route.split(' ') as [string, string];
+  const name = `${at.route} (${operationId(method, path)}), ${at.format.toUpperCase()}`;
+  const fail = (message: string) => {
+    throw new AssertionError({
+      message: `Contract: ${name} answered ${res.status}: ${message}\n  body: ${res.body.slice(0, 600)}`,
+    });
+  };
+  const op = ((c.doc.paths as JsonObject)[openApiPath(path)] as JsonObject | undefined)?.[
+    method.toLowerCase()
+  ] as JsonObject | undefined;
+  if (!op) return fail('the document has no such operation');
+  const declared = resolve(c, (op.responses as JsonObject)[String(res.status)] as JsonObject | undefined);
+  if (!declared) return fail(`status ${res.status} is not declared for this operation`);
+  const content = declared.content as Record<string, { schema: JsonObject }> | undefined;
+  if (!content || res.body === '') return;
+  const mediaType = at.format === 'json' ? 'application/json' : 'application/xml';
+  const schema = content[mediaType]?.schema;
+  // A file or a document of its own (no tree): its media type is the route's to declare.
+  if (!schema) return;
+  if (!res.contentType.startsWith(mediaType)) return fail(`the body is ${res.contentType}, not ${mediaType}`);
+  let value: unknown;
+  if (at.format === 'json') {
+    value = JSON.parse(res.body);
+  } else {
+    if (!res.body.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<response>'))
+      return fail('the XML does not start with the declaration and <response>');
+    const doc = xmlParser.parse(res.body) as { response: unknown[] };
+    value = fromXml(c, doc.response[0], schema);
+  }
+  const validate = validator(c, schema);
+  if (!validate(value)) {
+    fail(
+      `the body does not match ${schema.$ref as string}: ${c.ajv.errorsText(validate.errors, { separator: '; ' })}`,
+    );
+  }
+}
