@@ -178,3 +178,26 @@ export function checkContract(services: Services, method: string, url: string, r
     );
   }
 }
+
+/** Throws when an XML request body (the content of `<request>`) breaks the operation's request schema. */
+export function checkRequestBody(services: Services, method: string, url: string, xml: string): void {
+  const at = routeOf(services, method, url);
+  if (!at) throw new AssertionError({ message: `no operation answers ${method} ${url}` });
+  const c = load(services);
+  const [, path] = at.route.split(' ') as [string, string];
+  const op = ((c.doc.paths as JsonObject)[openApiPath(path)] as JsonObject)[
+    method.toLowerCase()
+  ] as JsonObject;
+  const content = (op.requestBody as JsonObject | undefined)?.content as
+    Record<string, { schema: JsonObject }> | undefined;
+  const schema = content?.['application/xml']?.schema;
+  if (!schema) throw new AssertionError({ message: `${at.route} takes no request body` });
+  const doc = xmlParser.parse(xml) as { request?: unknown[] };
+  if (!doc.request) throw new AssertionError({ message: `${at.route}: the body has no <request> root` });
+  const value = fromXml(c, doc.request[0], schema);
+  const validate = validator(c, schema);
+  if (!validate(value))
+    throw new AssertionError({
+      message: `Contract: ${at.route}: the request body does not match ${schema.$ref as string}: ${c.ajv.errorsText(validate.errors, { separator: '; ' })}`,
+    });
+}
