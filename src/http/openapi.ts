@@ -56,13 +56,14 @@ export const APP_KINDS_EXTENSION = 'x-app-kinds';
 /**
  * Statuses any signed route may answer before or beside its own rules: bad input, the signature
  * and the app kind, ids not found (or not the caller's), an old base address past its cutoff
- * (`OLD_BASE_URLS`), the limits, and the unexpected (the body names the request id).
+ * (`OLD_BASE_URLS`), an `Expect` header refused (checked before any route, body or not), the
+ * limits, and the unexpected (the body names the request id).
  */
-const SIGNED_ERRORS = [400, 401, 403, 404, 410, 429, 500, 503];
+const SIGNED_ERRORS = [400, 401, 403, 404, 410, 417, 429, 500, 503];
 /** Statuses an unsigned route may answer. */
-const PUBLIC_ERRORS = [400, 404, 410, 500];
-/** What reading a request body may answer: too large, not XML, an `Expect` refused. */
-const BODY_ERRORS = [413, 415, 417];
+const PUBLIC_ERRORS = [400, 404, 410, 417, 500];
+/** What reading a request body may answer: too large, not XML. */
+const BODY_ERRORS = [413, 415];
 
 const STATUS_DESCRIPTIONS: Record<number, string> = {
   200: 'OK',
