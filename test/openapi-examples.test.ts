@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import type { ExamplesFile } from '../src/http/openapi.js';
+import { type ExamplesFile, indentXml } from '../src/http/openapi.js';
 import { checkContract, checkRequestBody } from './contract.js';
 import { startTestServer, type TestServer } from './helpers.js';
 
@@ -47,7 +47,7 @@ describe('the OpenAPI examples', () => {
       if (example.request.body !== null)
         assert.equal(
           op.requestBody.content['application/xml'].examples.demo.value,
-          example.request.body,
+          indentXml(example.request.body),
           op.operationId,
         );
       for (const p of op.parameters ?? [])
@@ -128,6 +128,21 @@ describe('the OpenAPI examples', () => {
           '<request><idShippingMethod>fast</idShippingMethod></request>',
         ),
       /the request body does not match/,
+    );
+  });
+
+  it('the page shows the XML indented, the same elements as recorded', () => {
+    const account = recorded.operations.getAccount!;
+    const shown = doc.paths['/account'].get.responses['200'].content['application/xml'].examples.demo.value;
+    assert.equal(shown, indentXml(account.xml!));
+    assert.match(
+      shown,
+      /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<response>\n {2}<account>\n {4}<idUser>\d+<\/idUser>\n/,
+    );
+    assert.equal(shown.replace(/\n\s*/g, ''), account.xml!.replace(/\n/g, ''));
+    assert.deepEqual(
+      doc.paths['/account'].get.responses['200'].content['application/json'].examples.demo.value,
+      account.json,
     );
   });
 

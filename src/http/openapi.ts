@@ -155,12 +155,48 @@ function typed(text: string, schema: JsonObject): unknown {
   return text;
 }
 
+/**
+ * The XML as the server writes it (one line) indented for reading: Redoc shows an example as is.
+ * Elements hold either text or elements (never both), which is all this needs to know.
+ */
+export function indentXml(xml: string): string {
+  const end = xml.startsWith('<?xml') ? xml.indexOf('?>') + 2 : 0;
+  const tokens =
+    xml
+      .slice(end)
+      .trim()
+      .match(/<[^>]+>|[^<]+/g) ?? [];
+  const lines = end > 0 ? [xml.slice(0, end)] : [];
+  let depth = 0;
+  const pad = () => '  '.repeat(Math.max(depth, 0));
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    const next = tokens[i + 1];
+    if (t.startsWith('</')) {
+      depth--;
+      lines.push(pad() + t);
+    } else if (!t.startsWith('<') || t.endsWith('/>')) {
+      lines.push(pad() + t);
+    } else if (next !== undefined && !next.startsWith('<') && tokens[i + 2]?.startsWith('</')) {
+      lines.push(pad() + t + next + tokens[i + 2]!);
+      i += 2;
+    } else if (next?.startsWith('</')) {
+      lines.push(pad() + t + next);
+      i += 1;
+    } else {
+      lines.push(pad() + t);
+      depth++;
+    }
+  }
+  return lines.join('\n');
+}
+
 /** The recorded request as a code sample (Redoc's `x-codeSamples`), with the answer when it has no body. */
 function codeSample(example: OperationExample): JsonObject {
   const { method, path, authorization, body } = example.request;
   const lines = [`${method} /ws/v2.0${path} HTTP/1.1`, `Host: ${new URL(EXAMPLES_BASE_URL).host}`];
   if (authorization) lines.push(`Authorization: ${authorization}`);
-  if (body !== null) lines.push('Content-Type: application/xml', '', body);
+  if (body !== null) lines.push('Content-Type: application/xml', '', indentXml(body));
   if (example.location) lines.push('', `HTTP/1.1 ${example.status}`, `Location: ${example.location}`);
   return { lang: 'http', label: 'Signed request (demo data)', source: lines.join('\n') };
 }
@@ -186,7 +222,7 @@ function addExample(op: JsonObject, def: RouteDefinition, example: OperationExam
   const requestBody = op.requestBody as JsonObject | undefined;
   if (requestBody && example.request.body !== null) {
     const xml = (requestBody.content as Record<string, JsonObject>)['application/xml']!;
-    xml.examples = { demo: { summary: example.summary, value: example.request.body } };
+    xml.examples = { demo: { summary: example.summary, value: indentXml(example.request.body) } };
   }
   const response = (op.responses as Record<string, JsonObject>)[String(example.status)];
   const content = response?.content as Record<string, JsonObject> | undefined;
@@ -198,7 +234,7 @@ function addExample(op: JsonObject, def: RouteDefinition, example: OperationExam
           examples: { demo: { summary: example.summary, value } },
         };
     };
-    put('application/xml', example.xml);
+    put('application/xml', example.xml === undefined ? undefined : indentXml(example.xml));
     put('application/json', example.json);
     if (example.mediaType) put(example.mediaType, example.body);
   }
