@@ -82,8 +82,8 @@ export interface BrowserSession {
   browser: Browser;
   /** A new page (its own cookies) of the given width; every page it loads is screenshotted. */
   newPage(name: string, options?: { width?: number; height?: number; locale?: string }): Promise<Page>;
-  /** A picture of the page as it is now, named after the page and its address. */
-  shot(page: Page, name?: string): Promise<void>;
+  /** A picture of the page as it is now (`fullPage: false`: the window only, for very long pages). */
+  shot(page: Page, name?: string, options?: { fullPage?: boolean }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -119,11 +119,11 @@ export async function launchBrowser(suite: string): Promise<BrowserSession> {
   for (const f of readdirSync(SCREENSHOTS)) if (f.startsWith(`${suite}-`)) rmSync(join(SCREENSHOTS, f));
   let shot = 0;
   const names = new WeakMap<Page, string>();
-  const take = async (page: Page, name: string) => {
+  const take = async (page: Page, name: string, fullPage = true) => {
     const n = ++shot;
     // A bounded wait: a picture for a reviewer must not hang a story (seen once in CI right after a
     // history navigation).
-    const png = await page.screenshot({ fullPage: true, timeout: 10_000 });
+    const png = await page.screenshot({ fullPage, timeout: 10_000 });
     // Named once taken: a test that moved on at once may have navigated meanwhile, and the name
     // must say what the picture shows.
     writeFileSync(join(SCREENSHOTS, shotName(suite, n, name, page.url())), png);
@@ -142,8 +142,8 @@ export async function launchBrowser(suite: string): Promise<BrowserSession> {
       });
       return page;
     },
-    async shot(page, name) {
-      await take(page, name ?? names.get(page) ?? 'page');
+    async shot(page, name, options = {}) {
+      await take(page, name ?? names.get(page) ?? 'page', options.fullPage);
     },
     async close() {
       await browser.close();
