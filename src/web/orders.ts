@@ -13,7 +13,7 @@ import { ACTOR_SELLER } from '../store/orders.js';
 import type { OrderState } from '../store/schema.js';
 import type { Services } from '../services.js';
 import { type Errors, fields, formErrors, redirectWithFlash, type Values } from './forms.js';
-import { pager, pathId, webPage } from './trade-paging.js';
+import { LIST_PAGE_SIZE, pageOf, pager, pathId } from './paging.js';
 import { render } from './render.js';
 import { requireUser } from './session.js';
 
@@ -58,7 +58,7 @@ export function orderPages(app: FastifyInstance, services: Services): void {
     const q = request.query as { actor?: string; state?: string };
     const actorName = q.actor === 'seller' ? 'seller' : 'buyer';
     const state = parseOrderState(q.state || 'paid');
-    const p = webPage(request);
+    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
     const idUser = request.user!.idUser;
     const { total, orders } = await listOrders(
       services,
