@@ -91,6 +91,13 @@ describeUnless(NO_BROWSER, 'the trading pages in Chromium', () => {
     let api = await signedFetch(server, buyer.cred, 'GET', `/order/${idOrder}`);
     assert.equal(api.json.order.state.state, 'sent');
     assert.equal(api.json.order.trackingNumber, 'LX123456789DE');
+    // A typo in the number: the seller corrects it on the sent order's page.
+    await sp.locator('#action-tracking').getByLabel('Tracking number').fill('LX123456780DE');
+    await sp.getByRole('button', { name: 'Change the tracking number' }).click();
+    await sp.waitForURL(`${server.url}/orders/${idOrder}`);
+    assert.match(await sp.locator('.flash').innerText(), /The tracking number is changed/);
+    api = await signedFetch(server, buyer.cred, 'GET', `/order/${idOrder}`);
+    assert.equal(api.json.order.trackingNumber, 'LX123456780DE');
 
     // The buyer confirms reception and evaluates.
     await bp.goto(`${server.url}/orders?actor=buyer&state=sent`);
