@@ -29,7 +29,7 @@ import pg from 'pg';
 import { authorizationHeader } from '../src/auth/client.js';
 import { testConfig } from '../src/config.js';
 import { createServices } from '../src/services.js';
-import { copySqliteIntoPostgres } from './copy.js';
+import { copySqliteIntoPostgres, settlePostgres } from './copy.js';
 import { BENCH_SECRET_KEY } from './prepare.js';
 import type { BenchRequest, Scenario } from './scenario.js';
 import { scenarios } from './scenarios/index.js';
@@ -385,6 +385,7 @@ async function runScenario(scenario: Scenario, index: number, capacity: number):
     } finally {
       await services.close();
     }
+    if (dialect === 'postgres') await settlePostgres(databaseUrl);
     const prepareSeconds = (performance.now() - prepareStarted) / 1000;
 
     const port = Number(process.env.BENCH_PORT_BASE ?? 18080) + index * 2;
