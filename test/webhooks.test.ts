@@ -15,7 +15,7 @@ import {
   type WebhookSettings,
 } from '../src/domain/webhooks.js';
 import { createServices } from '../src/services.js';
-import { claimDueDeliveries } from '../src/store/webhooks.js';
+import { ATTEMPT_INTERRUPTED, claimDueDeliveries } from '../src/store/webhooks.js';
 import {
   DIALECTS,
   NO_POSTGRES,
@@ -442,7 +442,8 @@ describe('webhooks across a restart (sqlite file)', () => {
         xmlRequest('<message>Before the crash</message>'),
       );
       await first.services.events.deliverPending();
-      // What a process killed in the middle of sending leaves behind: the row claimed, no attempt.
+      // What a process killed in the middle of sending leaves behind: the row claimed, its attempt
+      // under way (test/webhooks-kill.test.ts kills a real server process instead).
       const wallNow = first.wallClock.now();
       const lease = first.services.webhooks.leaseMs;
       const claimed = await claimDueDeliveries(
@@ -472,7 +473,16 @@ describe('webhooks across a restart (sqlite file)', () => {
           .selectFrom('webhookDeliveries')
           .select(['state', 'attempts', 'leaseToken'])
           .executeTakeFirstOrThrow();
-        assert.deepEqual(row, { state: 'delivered', attempts: 1, leaseToken: null });
+        assert.deepEqual(row, { state: 'delivered', attempts: 2, leaseToken: null });
+        const attempts = await second.services.database.db
+          .selectFrom('webhookAttempts')
+          .select(['status', 'response'])
+          .orderBy('idAttempt')
+          .execute();
+        assert.deepEqual(attempts, [
+          { status: null, response: ATTEMPT_INTERRUPTED },
+          { status: 200, response: 'ok' },
+        ]);
       } finally {
         await second.close();
       }

@@ -19,8 +19,8 @@ import {
   endpointsOfApps,
   failPendingDeliveries,
   findDelivery,
+  completeAttempt,
   findEndpoint,
-  insertAttempt,
   insertEndpoint,
   pruneWebhookHistory,
   requeueDelivery,
@@ -503,6 +503,7 @@ export class WebhookDeliverer {
     const body = JSON.stringify(mapEvent(c.event));
     const unix = Math.floor(this.ctx.wallClock.now() / 1000);
     const secret = endpointSecret(this.ctx.serverKey, c.endpoint);
+    const startedAt = this.ctx.clock.now();
     const result = await postJson(
       c.endpoint.url,
       body,
@@ -520,23 +521,23 @@ export class WebhookDeliverer {
     const ok = result.status !== null && result.status >= 200 && result.status < 300;
     const now = this.ctx.clock.now();
     await this.ctx.database.transaction(async (tx) => {
-      const attempts = c.delivery.attempts + 1;
+      // The claim counted this attempt already.
+      const attempts = c.delivery.attempts;
       const giveUpAt = c.delivery.createdAt + RETRY_WINDOW_MS;
       const changes = ok
-        ? { state: 'delivered' as const, attempts, finishedAt: now }
+        ? { state: 'delivered' as const, finishedAt: now }
         : now >= giveUpAt
-          ? { state: 'failed' as const, attempts, finishedAt: now }
-          : { attempts, nextAttemptAt: Math.min(now + retryDelay(attempts), giveUpAt) };
-      // Lost the lease (this attempt outlived it): the delivery belongs to whoever claimed it since.
-      if (!(await settleDelivery(tx, c.delivery.idDelivery, token, changes))) return;
-      await insertAttempt(tx, {
-        idDelivery: c.delivery.idDelivery,
-        idEndpoint: c.endpoint.idEndpoint,
-        at: now,
+          ? { state: 'failed' as const, finishedAt: now }
+          : { nextAttemptAt: Math.min(now + retryDelay(attempts), giveUpAt) };
+      // What happened on the wire is kept even when the lease was lost meanwhile.
+      await completeAttempt(tx, c.idAttempt, {
+        at: startedAt,
         status: result.status,
         durationMs: result.durationMs,
         response: result.response,
       });
+      // Lost the lease (this attempt outlived it): the delivery belongs to whoever claimed it since.
+      if (!(await settleDelivery(tx, c.delivery.idDelivery, token, changes))) return;
       const endpoint = await findEndpoint(tx, c.endpoint.idEndpoint);
       if (!endpoint) return;
       if (ok) {
