@@ -305,6 +305,20 @@ export interface PostResult {
 }
 
 /**
+ * Connections kept open between deliveries: a checkout raises a hundred events for one seller, and
+ * a new connection for each cost more than the rest of its delivery. An idle connection is closed
+ * after two seconds, before receivers commonly close theirs (Node's servers after five), so a
+ * delivery is seldom sent on a connection the receiver is closing. A connection is opened through
+ * the request's `lookup`, so the private-address check holds for every connection.
+ */
+const KEEP_ALIVE = { keepAlive: true, maxSockets: 8, maxFreeSockets: 64, timeout: 2000 };
+let agents: { http: http.Agent; https: https.Agent } | undefined;
+function agentFor(protocol: string): http.Agent {
+  agents ??= { http: new http.Agent(KEEP_ALIVE), https: new https.Agent(KEEP_ALIVE) };
+  return protocol === 'https:' ? agents.https : agents.http;
+}
+
+/**
  * One `POST`: no redirects followed, at most `timeoutMs` for the whole exchange, the first 1 KB of
  * the answer kept. With `refusePrivate`, an address that resolves to a private or loopback address
  * is refused at connection time too (a name pointing inside the network, or changed after the
@@ -373,7 +387,7 @@ export function postJson(
         method: 'POST',
         headers: { ...headers, 'Content-Length': Buffer.byteLength(body) },
         lookup: lookup as never,
-        agent: false,
+        agent: agentFor(url.protocol),
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -538,6 +552,8 @@ export class WebhookDeliverer {
       });
       // Lost the lease (this attempt outlived it): the delivery belongs to whoever claimed it since.
       if (!(await settleDelivery(tx, c.delivery.idDelivery, token, changes))) return;
+      // A success on an endpoint that was not failing when claimed has nothing more to record.
+      if (ok && c.endpoint.failingSince === null) return;
       const endpoint = await findEndpoint(tx, c.endpoint.idEndpoint);
       if (!endpoint) return;
       if (ok) {
