@@ -17,14 +17,19 @@ const DELIVERIES_PER_CHECKOUT = 102;
 /** Longer than this to deliver a round's backlog means deliveries are not keeping up: say so. */
 const SETTLE_LIMIT_MS = 60_000;
 
-const received = { total: 0, byType: new Map<string, number>() };
+const received = { total: 0, repeats: 0, byType: new Map<string, number>() };
+/** Delivery ids seen: one seen again was retried (an attempt failed or its answer came too late). */
+const seen = new Set<string>();
 let receiverUrl: Promise<string> | undefined;
 function receiver(): Promise<string> {
   receiverUrl ??= new Promise((resolve) => {
     const server = createServer((req, res) => {
       req.resume();
       req.on('end', () => {
-        received.total++;
+        const id = String(req.headers['cardbazaar-delivery-id']);
+        if (seen.has(id)) received.repeats++;
+        else received.total++;
+        seen.add(id);
         const type = String(req.headers['cardbazaar-event-type']);
         received.byType.set(type, (received.byType.get(type) ?? 0) + 1);
         res.writeHead(204);
@@ -90,7 +95,9 @@ export const checkoutWebhooksScenario: Scenario<WebhooksState> = {
     state.counted = received.total;
     const types = [...received.byType].map(([t, n]) => `${t} ${n - (state.byType.get(t) ?? 0)}`).join(', ');
     state.byType = new Map(received.byType);
-    const short = received.total < expected ? ` — ${expected - received.total} NOT DELIVERED` : '';
+    const short =
+      (received.total < expected ? ` — ${expected - received.total} NOT DELIVERED` : '') +
+      (received.repeats > 0 ? ` (${received.repeats} sent again so far)` : '');
     return {
       note: `${total} deliveries (${types}), ${during} during the round, the rest within ${settleMs.toFixed(0)} ms${short}`,
       settleMs,
