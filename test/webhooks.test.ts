@@ -210,6 +210,62 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('records the attempts of one pass together: a failure then a success leave the endpoint not failing', async () => {
+      const hook = await startReceiver((_r, n) => (n === 1 ? 503 : 200));
+      const other = await createTrader(server, { name: 'batched' });
+      const endpoint = await createEndpoint(server.services, SANDBOX, other.user.idUser, {
+        idApp: await dedicatedApp(server, other.user.idUser),
+        url: hook.url,
+        kinds: 'message.received',
+      });
+      try {
+        for (const text of ['one', 'two', 'three'])
+          await seller.api.post(
+            `/account/messages/${other.user.idUser}`,
+            xmlRequest(`<message>${text}</message>`),
+          );
+        await settle(server);
+        assert.deepEqual(
+          hook.received.map((r) => r.json.data.message.text),
+          ['one', 'two', 'three'],
+        );
+        const deliveries = await server.services.database.db
+          .selectFrom('webhookDeliveries')
+          .select(['state', 'attempts', 'leaseToken'])
+          .where('idEndpoint', '=', endpoint.idEndpoint)
+          .orderBy('idDelivery')
+          .execute();
+        assert.deepEqual(
+          deliveries.map((d) => [d.state, d.attempts, d.leaseToken]),
+          [
+            ['pending', 1, null],
+            ['delivered', 1, null],
+            ['delivered', 1, null],
+          ],
+        );
+        const attempts = await server.services.database.db
+          .selectFrom('webhookAttempts')
+          .select(['status', 'response'])
+          .where('idEndpoint', '=', endpoint.idEndpoint)
+          .orderBy('idAttempt')
+          .execute();
+        assert.deepEqual(
+          attempts.map((a) => a.status),
+          [503, 200, 200],
+        );
+        // The 503 marked it failing within the pass; the successes after it, in the same
+        // transaction, cleared that again.
+        const row = await server.services.database.db
+          .selectFrom('webhookEndpoints')
+          .select(['failingSince', 'enabled'])
+          .where('idEndpoint', '=', endpoint.idEndpoint)
+          .executeTakeFirstOrThrow();
+        assert.deepEqual(row, { failingSince: null, enabled: 1 });
+      } finally {
+        await hook.close();
+      }
+    });
+
     it('retries a receiver that never answers with growing delays for 3 days, then disables it and tells the owner', async () => {
       const hook = await startReceiver(() => 'hang');
       const owner = await createTrader(server, { name: 'deadhook' });

@@ -6,6 +6,7 @@ import { BlockList, isIP } from 'node:net';
 import type { Logger } from 'pino';
 import { newSalt } from '../auth/credentials.js';
 import type { Clock } from '../clock.js';
+import type { Tx } from '../store/db.js';
 import { badRequest, notFound } from '../errors.js';
 import { mapEvent } from '../mappers/event.js';
 import { findAppById, listAppsOfUser } from '../store/apps.js';
@@ -437,6 +438,15 @@ export interface DelivererContext extends DomainContext {
 
 const CLAIM_BATCH = 50;
 
+/** One attempt's outcome, waiting to be recorded. */
+interface Outcome {
+  c: ClaimedDelivery;
+  result: PostResult;
+  /** Marketplace time when the attempt began, and when its answer came. */
+  startedAt: number;
+  now: number;
+}
+
 /**
  * Delivers due webhook attempts. Several instances on one database share the work: each claims
  * rows for a lease (real time) before sending, settles them afterwards only while that lease
@@ -495,12 +505,21 @@ export class WebhookDeliverer {
       const byEndpoint = new Map<number, ClaimedDelivery[]>();
       for (const c of claimed)
         byEndpoint.set(c.endpoint.idEndpoint, [...(byEndpoint.get(c.endpoint.idEndpoint) ?? []), c]);
+      // Outcomes are recorded several to a transaction (a transaction per attempt cost about as
+      // much as sending it), at the end of an endpoint's list, or sooner once half the lease has
+      // gone, so they are recorded while the claim still holds. A process killed before recording
+      // a success sends that delivery again: at least once, as promised.
       await Promise.all(
         [...byEndpoint.values()].map(async (list) => {
+          const outcomes: Outcome[] = [];
           for (const c of list) {
-            await this.attempt(c, token);
+            outcomes.push(await this.send(c));
             attempts++;
+            if (this.ctx.wallClock.now() - wallNow > this.leaseMs / 2) {
+              await this.record(outcomes.splice(0), token);
+            }
           }
+          if (outcomes.length > 0) await this.record(outcomes, token);
         }),
       );
       if (claimed.length < CLAIM_BATCH && !this.again) return attempts;
@@ -513,7 +532,7 @@ export class WebhookDeliverer {
     await pruneWebhookHistory(this.ctx.database.db, now - HISTORY_MS);
   }
 
-  private async attempt(c: ClaimedDelivery, token: string): Promise<void> {
+  private async send(c: ClaimedDelivery): Promise<Outcome> {
     const body = JSON.stringify(mapEvent(c.event));
     const unix = Math.floor(this.ctx.wallClock.now() / 1000);
     const secret = endpointSecret(this.ctx.serverKey, c.endpoint);
@@ -532,52 +551,67 @@ export class WebhookDeliverer {
       this.ctx.config.webhookTimeoutMs,
       this.ctx.config.mode === 'production' && !this.ctx.config.webhookAllowPrivate,
     );
-    const ok = result.status !== null && result.status >= 200 && result.status < 300;
-    const now = this.ctx.clock.now();
-    await this.ctx.database.transaction(async (tx) => {
-      // The claim counted this attempt already.
-      const attempts = c.delivery.attempts;
-      const giveUpAt = c.delivery.createdAt + RETRY_WINDOW_MS;
-      const changes = ok
-        ? { state: 'delivered' as const, finishedAt: now }
-        : now >= giveUpAt
-          ? { state: 'failed' as const, finishedAt: now }
-          : { nextAttemptAt: Math.min(now + retryDelay(attempts), giveUpAt) };
-      // What happened on the wire is kept even when the lease was lost meanwhile.
-      await completeAttempt(tx, c.idAttempt, {
-        at: startedAt,
-        status: result.status,
-        durationMs: result.durationMs,
-        response: result.response,
-      });
-      // Lost the lease (this attempt outlived it): the delivery belongs to whoever claimed it since.
-      if (!(await settleDelivery(tx, c.delivery.idDelivery, token, changes))) return;
-      // A success on an endpoint that was not failing when claimed has nothing more to record.
-      if (ok && c.endpoint.failingSince === null) return;
-      const endpoint = await findEndpoint(tx, c.endpoint.idEndpoint);
-      if (!endpoint) return;
-      if (ok) {
-        if (endpoint.failingSince !== null)
-          await updateEndpoint(tx, endpoint.idEndpoint, { failingSince: null });
-        return;
-      }
-      if (endpoint.failingSince === null) {
-        await updateEndpoint(tx, endpoint.idEndpoint, { failingSince: now });
-      } else if (endpoint.enabled === 1 && now - endpoint.failingSince >= RETRY_WINDOW_MS) {
-        await updateEndpoint(tx, endpoint.idEndpoint, { enabled: 0, disabledAt: now });
-        await failPendingDeliveries(tx, endpoint.idEndpoint, now);
-        const app = await findAppById(tx, endpoint.idApp);
-        if (app) {
-          await sendSystemMessage(
-            tx,
-            now,
-            app.idUser,
-            `Your webhook endpoint ${endpoint.idEndpoint} (${endpoint.url}) of app "${app.name}" has failed every delivery for 3 days and was disabled. ` +
-              `Last answer: ${result.status ?? 'none'} ${result.response.slice(0, 200)}. Enable it again on your profile page once it answers 2xx.`,
-          );
-        }
-      }
+    return { c, result, startedAt, now: this.ctx.clock.now() };
+  }
+
+  private record(outcomes: Outcome[], token: string): Promise<void> {
+    return this.ctx.database.transaction(async (tx) => {
+      // Endpoints a failure of this batch may have marked failing since they were claimed.
+      const failed = new Set<number>();
+      for (const outcome of outcomes) await this.recordOne(tx, outcome, token, failed);
     });
+  }
+
+  private async recordOne(
+    tx: Tx,
+    { c, result, startedAt, now }: Outcome,
+    token: string,
+    failed: Set<number>,
+  ): Promise<void> {
+    const ok = result.status !== null && result.status >= 200 && result.status < 300;
+    if (!ok) failed.add(c.endpoint.idEndpoint);
+    // The claim counted this attempt already.
+    const attempts = c.delivery.attempts;
+    const giveUpAt = c.delivery.createdAt + RETRY_WINDOW_MS;
+    const changes = ok
+      ? { state: 'delivered' as const, finishedAt: now }
+      : now >= giveUpAt
+        ? { state: 'failed' as const, finishedAt: now }
+        : { nextAttemptAt: Math.min(now + retryDelay(attempts), giveUpAt) };
+    // What happened on the wire is kept even when the lease was lost meanwhile.
+    await completeAttempt(tx, c.idAttempt, {
+      at: startedAt,
+      status: result.status,
+      durationMs: result.durationMs,
+      response: result.response,
+    });
+    // Lost the lease (this attempt outlived it): the delivery belongs to whoever claimed it since.
+    if (!(await settleDelivery(tx, c.delivery.idDelivery, token, changes))) return;
+    // A success on an endpoint that was not failing when claimed has nothing more to record.
+    if (ok && c.endpoint.failingSince === null && !failed.has(c.endpoint.idEndpoint)) return;
+    const endpoint = await findEndpoint(tx, c.endpoint.idEndpoint);
+    if (!endpoint) return;
+    if (ok) {
+      if (endpoint.failingSince !== null)
+        await updateEndpoint(tx, endpoint.idEndpoint, { failingSince: null });
+      return;
+    }
+    if (endpoint.failingSince === null) {
+      await updateEndpoint(tx, endpoint.idEndpoint, { failingSince: now });
+    } else if (endpoint.enabled === 1 && now - endpoint.failingSince >= RETRY_WINDOW_MS) {
+      await updateEndpoint(tx, endpoint.idEndpoint, { enabled: 0, disabledAt: now });
+      await failPendingDeliveries(tx, endpoint.idEndpoint, now);
+      const app = await findAppById(tx, endpoint.idApp);
+      if (app) {
+        await sendSystemMessage(
+          tx,
+          now,
+          app.idUser,
+          `Your webhook endpoint ${endpoint.idEndpoint} (${endpoint.url}) of app "${app.name}" has failed every delivery for 3 days and was disabled. ` +
+            `Last answer: ${result.status ?? 'none'} ${result.response.slice(0, 200)}. Enable it again on your profile page once it answers 2xx.`,
+        );
+      }
+    }
   }
 
   start(intervalMs = 250): void {
