@@ -1,28 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import { describeUnless } from '../helpers.js';
-import {
-  type BrowserServer,
-  type BrowserSession,
-  launchBrowser,
-  NO_BROWSER,
-  startBrowserServer,
-} from './harness.js';
+import { NO_BROWSER, useBrowser } from './harness.js';
 
 /** `/docs` in Chromium: Redoc, served by cardbazaar itself, renders the document's operations. */
 describeUnless(NO_BROWSER, 'the API reference in a browser', () => {
-  let server: BrowserServer;
-  let chrome: BrowserSession;
-  before(async () => {
-    server = await startBrowserServer();
-    chrome = await launchBrowser('docs');
-  });
-  after(async () => {
-    await chrome?.close();
-    await server?.close();
-  });
+  const ctx = useBrowser('docs');
 
   it('renders the introduction and finds an operation, with nothing refused by the page policy', async () => {
+    const { server, chrome } = ctx;
     const page = await chrome.newPage('docs');
     const refused: string[] = [];
     const outside: string[] = [];
