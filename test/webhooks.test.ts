@@ -266,6 +266,59 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('gives back, unsent, the rest of a claim once half its lease has gone on a slow receiver', async () => {
+      // Timeout 300 ms: lease 1.6 s; each attempt on a receiver that never answers takes 300 ms.
+      let hang = true;
+      const hook = await startReceiver(() => (hang ? 'hang' : 200));
+      const other = await createTrader(server, { name: 'slowpoke' });
+      const endpoint = await createEndpoint(server.services, SANDBOX, other.user.idUser, {
+        idApp: await dedicatedApp(server, other.user.idUser),
+        url: hook.url,
+        kinds: 'message.received',
+      });
+      const N = 6;
+      try {
+        for (let i = 0; i < N; i++)
+          await seller.api.post(
+            `/account/messages/${other.user.idUser}`,
+            xmlRequest(`<message>m${i}</message>`),
+          );
+        await settle(server);
+        const sent = hook.received.length;
+        assert.ok(sent >= 2 && sent < N, `sent ${sent} of ${N} in the pass`);
+        const deliveries = await server.services.database.db
+          .selectFrom('webhookDeliveries')
+          .selectAll()
+          .where('idEndpoint', '=', endpoint.idEndpoint)
+          .orderBy('idDelivery')
+          .execute();
+        const records = await server.services.database.db
+          .selectFrom('webhookAttempts')
+          .select(['idDelivery', 'status'])
+          .where('idEndpoint', '=', endpoint.idEndpoint)
+          .execute();
+        assert.deepEqual(
+          records.map((r) => r.idDelivery).sort((a, b) => a - b),
+          deliveries.slice(0, sent).map((d) => d.idDelivery),
+        );
+        for (const [i, d] of deliveries.entries()) {
+          assert.equal(d.state, 'pending');
+          assert.equal(d.leaseToken, null);
+          // Sent and failed: retried later; given back: due now, as if never claimed.
+          assert.equal(d.attempts, i < sent ? 1 : 0);
+          assert.ok(i < sent ? d.nextAttemptAt > server.clock.now() : d.nextAttemptAt <= server.clock.now());
+        }
+        hang = false;
+        await server.services.webhooks.deliverDue();
+        assert.deepEqual(
+          hook.received.slice(sent).map((r) => r.json.data.message.text),
+          Array.from({ length: N - sent }, (_, i) => `m${sent + i}`),
+        );
+      } finally {
+        await hook.close();
+      }
+    });
+
     it('retries a receiver that never answers with growing delays for 3 days, then disables it and tells the owner', async () => {
       const hook = await startReceiver(() => 'hang');
       const owner = await createTrader(server, { name: 'deadhook' });

@@ -24,6 +24,7 @@ import {
   findEndpoint,
   insertEndpoint,
   pruneWebhookHistory,
+  releaseDeliveries,
   requeueDelivery,
   settleDelivery,
   updateEndpoint,
@@ -506,17 +507,20 @@ export class WebhookDeliverer {
       for (const c of claimed)
         byEndpoint.set(c.endpoint.idEndpoint, [...(byEndpoint.get(c.endpoint.idEndpoint) ?? []), c]);
       // Outcomes are recorded several to a transaction (a transaction per attempt cost about as
-      // much as sending it), at the end of an endpoint's list, or sooner once half the lease has
-      // gone, so they are recorded while the claim still holds. A process killed before recording
-      // a success sends that delivery again: at least once, as promised.
+      // much as sending it), at the end of an endpoint's list, or once half the lease has gone,
+      // while the claim still holds. A process killed before recording a success sends that
+      // delivery again: at least once, as promised. Past half the lease (a slow receiver), the rest
+      // of the list is given back unsent rather than sent after the claim may have run out, when
+      // another instance could be sending it too.
       await Promise.all(
         [...byEndpoint.values()].map(async (list) => {
           const outcomes: Outcome[] = [];
-          for (const c of list) {
+          for (const [i, c] of list.entries()) {
             outcomes.push(await this.send(c));
             attempts++;
             if (this.ctx.wallClock.now() - wallNow > this.leaseMs / 2) {
-              await this.record(outcomes.splice(0), token);
+              await this.record(outcomes.splice(0), token, list.slice(i + 1));
+              return;
             }
           }
           if (outcomes.length > 0) await this.record(outcomes, token);
@@ -554,11 +558,16 @@ export class WebhookDeliverer {
     return { c, result, startedAt, now: this.ctx.clock.now() };
   }
 
-  private record(outcomes: Outcome[], token: string): Promise<void> {
+  private record(outcomes: Outcome[], token: string, unsent: ClaimedDelivery[] = []): Promise<void> {
     return this.ctx.database.transaction(async (tx) => {
       // Endpoints a failure of this batch may have marked failing since they were claimed.
       const failed = new Set<number>();
       for (const outcome of outcomes) await this.recordOne(tx, outcome, token, failed);
+      await releaseDeliveries(
+        tx,
+        unsent.map((c) => ({ idDelivery: c.delivery.idDelivery, idAttempt: c.idAttempt })),
+        token,
+      );
     });
   }
 

@@ -272,6 +272,33 @@ export async function claimDueDeliveries(
   }));
 }
 
+/**
+ * Gives back claimed deliveries not sent after all (their turn came too late in the lease): they
+ * are due again at once, for whichever instance claims them, as if never claimed.
+ */
+export async function releaseDeliveries(
+  db: Executor,
+  claims: Array<{ idDelivery: number; idAttempt: number }>,
+  leaseToken: string,
+): Promise<void> {
+  if (claims.length === 0) return;
+  const released = await db
+    .updateTable('webhookDeliveries')
+    .set((eb) => ({ leaseUntil: null, leaseToken: null, attempts: eb('attempts', '-', 1) }))
+    .where(
+      'idDelivery',
+      'in',
+      claims.map((c) => c.idDelivery),
+    )
+    .where('leaseToken', '=', leaseToken)
+    .returning('idDelivery')
+    .execute();
+  const ids = new Set(released.map((r) => r.idDelivery));
+  const records = claims.filter((c) => ids.has(c.idDelivery)).map((c) => c.idAttempt);
+  if (records.length === 0) return;
+  await db.deleteFrom('webhookAttempts').where('idAttempt', 'in', records).execute();
+}
+
 /** Writes an attempt's outcome into the record its claim opened. */
 export async function completeAttempt(
   db: Executor,
