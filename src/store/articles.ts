@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from './db.js';
+import { preparedBySize } from './prepared.js';
 import type { Article, NewArticle } from './schema.js';
 
 /**
@@ -161,5 +162,61 @@ export async function insertArticle(db: Executor, article: NewArticle): Promise<
 /** Several new articles in one statement; the rows come back in no promised order. */
 export async function insertArticles(db: Executor, articles: NewArticle[]): Promise<Article[]> {
   if (articles.length === 0) return [];
-  return db.insertInto('articles').values(articles).returningAll().execute();
+  return (await insertRows(db, articles)).rows;
 }
+
+const NEW_ARTICLE_COLUMNS = [
+  'idUser',
+  'idProduct',
+  'idLanguage',
+  'comments',
+  'price',
+  'condition',
+  'isFoil',
+  'isSigned',
+  'isAltered',
+  'isPlayset',
+  'isFirstEd',
+  'isReverseHolo',
+  'count',
+  'createdAt',
+  'lastEdited',
+] as const satisfies ReadonlyArray<keyof NewArticle>;
+
+const newArticleValues = (a: NewArticle) => NEW_ARTICLE_COLUMNS.map((c) => a[c] ?? null);
+
+const insertRows = preparedBySize(
+  (db: Executor, articles: NewArticle[]) =>
+    sql<Article>`insert into "articles" (${sql.join(NEW_ARTICLE_COLUMNS.map((c) => sql.ref(c)))})
+      values ${sql.join(articles.map((a) => sql`(${sql.join(newArticleValues(a))})`))} returning *`.compile(db),
+  (articles) => articles.length,
+  (articles) => articles.flatMap(newArticleValues),
+);
+
+/** Articles as every feature shows them, with their copies in carts (`reserved`), by id. */
+export async function articleViewsWithReserved(
+  db: Executor,
+  idArticles: number[],
+): Promise<Array<{ view: ArticleView; reserved: number }>> {
+  if (idArticles.length === 0) return [];
+  return (await viewsWithReserved(db, idArticles)).rows.map((r) => ({
+    view: articleViewOf(r),
+    reserved: Number(r.reserved ?? 0),
+  }));
+}
+
+const viewsWithReserved = preparedBySize(
+  (db: Executor, idArticles: number[]) =>
+    articleViews(db)
+      .select((eb) =>
+        eb
+          .selectFrom('reservationArticles as ra')
+          .select((sub) => sub.fn.sum<number>('ra.count').as('n'))
+          .whereRef('ra.idArticle', '=', 'a.idArticle')
+          .as('reserved'),
+      )
+      .where('a.idArticle', 'in', idArticles)
+      .compile(),
+  (idArticles) => idArticles.length,
+  (idArticles) => idArticles,
+);
