@@ -93,7 +93,16 @@ class WorkingSet {
   private nextPlaceholder = -1;
 
   add(row: Article, reserved: number, expected: number | null = null, fresh = false): Entry {
-    const entry: Entry = { row, reserved, expected, delta: 0, touched: false, changed: false, fresh, deleted: false };
+    const entry: Entry = {
+      row,
+      reserved,
+      expected,
+      delta: 0,
+      touched: false,
+      changed: false,
+      fresh,
+      deleted: false,
+    };
     this.entries.push(entry);
     this.byId.set(row.idArticle, entry);
     this.byKey.set(identityKey(row), row.idArticle);
@@ -171,10 +180,17 @@ class WorkingSet {
       });
       if (e.deleted) soldOut.push(e.row.idArticle);
     }
-    if ((await applyArticleChanges(tx, idUser, changes, now, MAX_COPIES)) !== changes.length) throw new StalePlan();
+    if ((await applyArticleChanges(tx, idUser, changes, now, MAX_COPIES)) !== changes.length)
+      throw new StalePlan();
     const rows = await insertArticles(
       tx,
-      created.map((e) => ({ ...attributesOf(e.row), idUser, count: e.row.count, createdAt: now, lastEdited: now })),
+      created.map((e) => ({
+        ...attributesOf(e.row),
+        idUser,
+        count: e.row.count,
+        createdAt: now,
+        lastEdited: now,
+      })),
     );
     // Rows come back in no promised order; within a request every new article's attributes differ.
     const byKey = new Map(rows.map((r) => [identityKey(r), r.idArticle]));
@@ -205,7 +221,9 @@ type Outcome = { tried: unknown; idArticle: number; gone?: ArticleView } | Failu
 /** The answers' articles as they are once everything is written (`ids` maps placeholders). */
 async function finish(tx: Tx, outcomes: Outcome[], ids = new Map<number, number>()): Promise<BulkResult[]> {
   const real = (id: number) => (id < 0 ? ids.get(id)! : id);
-  const wanted = [...new Set(outcomes.flatMap((o) => ('idArticle' in o && !o.gone ? [real(o.idArticle)] : [])))];
+  const wanted = [
+    ...new Set(outcomes.flatMap((o) => ('idArticle' in o && !o.gone ? [real(o.idArticle)] : []))),
+  ];
   const views = new Map((await articleViewsWithReserved(tx, wanted)).map((v) => [v.view.idArticle, v]));
   return outcomes.map((o) => {
     if ('error' in o) return o;
@@ -297,7 +315,8 @@ export async function addArticles(
       const attrs = newArticleAttributes(input, product);
       const equal = set.findEqual(attrs);
       if (equal) {
-        if (equal.row.count + input.count > MAX_COPIES) throw tooManyCopies(equal.fresh ? 0 : equal.row.idArticle);
+        if (equal.row.count + input.count > MAX_COPIES)
+          throw tooManyCopies(equal.fresh ? 0 : equal.row.idArticle);
         set.adjust(equal, input.count);
         if (!equal.fresh) increased.push(equal.row.idArticle);
         return { tried, idArticle: equal.row.idArticle };

@@ -151,9 +151,15 @@ export function articleViewOf(row: FlatRow): ArticleView {
 
 export async function loadArticleViews(db: Executor, idArticles: number[]): Promise<ArticleView[]> {
   if (idArticles.length === 0) return [];
-  const rows = await articleViews(db).where('a.idArticle', 'in', idArticles).orderBy('a.idArticle').execute();
-  return rows.map((r) => articleViewOf(r));
+  return (await viewsByIds(db, idArticles)).rows.map((r) => articleViewOf(r));
 }
+
+const viewsByIds = preparedBySize(
+  (db: Executor, idArticles: number[]) =>
+    articleViews(db).where('a.idArticle', 'in', idArticles).orderBy('a.idArticle').compile(),
+  (idArticles) => idArticles.length,
+  (idArticles) => idArticles,
+);
 
 export async function insertArticle(db: Executor, article: NewArticle): Promise<Article> {
   return db.insertInto('articles').values(article).returningAll().executeTakeFirstOrThrow();
@@ -188,7 +194,9 @@ const newArticleValues = (a: NewArticle) => NEW_ARTICLE_COLUMNS.map((c) => a[c] 
 const insertRows = preparedBySize(
   (db: Executor, articles: NewArticle[]) =>
     sql<Article>`insert into "articles" (${sql.join(NEW_ARTICLE_COLUMNS.map((c) => sql.ref(c)))})
-      values ${sql.join(articles.map((a) => sql`(${sql.join(newArticleValues(a))})`))} returning *`.compile(db),
+      values ${sql.join(articles.map((a) => sql`(${sql.join(newArticleValues(a))})`))} returning *`.compile(
+      db,
+    ),
   (articles) => articles.length,
   (articles) => articles.flatMap(newArticleValues),
 );

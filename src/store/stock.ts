@@ -127,7 +127,9 @@ export async function stockRowsWithPrices(
 
 const rowsWithPrices = preparedBySize(
   (db: Executor, idUser: number, pairs: Array<[number, number]>) => {
-    const values = sql.join(pairs.map(([p, price]) => sql`(cast(${p} as integer), cast(${price} as bigint))`));
+    const values = sql.join(
+      pairs.map(([p, price]) => sql`(cast(${p} as integer), cast(${price} as bigint))`),
+    );
     return sql<Article>`select * from "articles"
       where "idUser" = ${idUser} and ("idProduct", "price") in (values ${values})`.compile(db);
   },
@@ -248,18 +250,19 @@ const articleChanges = preparedBySize(
   (db: Executor, idUser: number, changes: ArticleChange[], now: number, max: number) => {
     const casts = ['integer', 'integer', 'integer', 'integer', ...ATTRIBUTE_COLUMNS.map(([, type]) => type)];
     const rows = changes.map(
-      (c) =>
-        sql`(${sql.join(changeValues(c).map((v, i) => sql`cast(${v} as ${sql.raw(casts[i]!)})`))})`,
+      (c) => sql`(${sql.join(changeValues(c).map((v, i) => sql`cast(${v} as ${sql.raw(casts[i]!)})`))})`,
     );
     // VALUES columns are column1, column2, … on both databases: id, expected, delta, changed, attributes.
     const set = ATTRIBUTE_COLUMNS.map(
       ([column], i) =>
         sql`${sql.ref(column)} = case when "v"."column4" = 1 then ${sql.ref(`v.column${5 + i}`)} else ${sql.ref(`articles.${column}`)} end`,
     );
+    // `+ 0`: the seller check must not be usable as an index, or SQLite walks all the seller's
+    // articles (by `articles_by_user`) instead of probing one primary key per VALUES row.
     return sql`update "articles" set "count" = "articles"."count" + "v"."column3", ${sql.join(set)},
         "lastEdited" = ${now}
       from (values ${sql.join(rows)}) as "v"
-      where "articles"."idArticle" = "v"."column1" and "articles"."idUser" = ${idUser}
+      where "articles"."idArticle" = "v"."column1" and "articles"."idUser" + 0 = ${idUser}
         and ("v"."column2" is null or "articles"."count" = "v"."column2")
         and "articles"."count" + "v"."column3" between 0 and ${max}
         and ("v"."column4" = 0 or ${NOT_RESERVED})`.compile(db);
