@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from './db.js';
 import { preparedBySize } from './prepared.js';
+import { reservedCounts } from './reservations.js';
 import type { Article, NewArticle } from './schema.js';
 
 /**
@@ -207,24 +208,7 @@ export async function articleViewsWithReserved(
   idArticles: number[],
 ): Promise<Array<{ view: ArticleView; reserved: number }>> {
   if (idArticles.length === 0) return [];
-  return (await viewsWithReserved(db, idArticles)).rows.map((r) => ({
-    view: articleViewOf(r),
-    reserved: Number(r.reserved ?? 0),
-  }));
+  const views = await loadArticleViews(db, idArticles);
+  const reserved = await reservedCounts(db, idArticles);
+  return views.map((view) => ({ view, reserved: reserved.get(view.idArticle) ?? 0 }));
 }
-
-const viewsWithReserved = preparedBySize(
-  (db: Executor, idArticles: number[]) =>
-    articleViews(db)
-      .select((eb) =>
-        eb
-          .selectFrom('reservationArticles as ra')
-          .select((sub) => sub.fn.sum<number>('ra.count').as('n'))
-          .whereRef('ra.idArticle', '=', 'a.idArticle')
-          .as('reserved'),
-      )
-      .where('a.idArticle', 'in', idArticles)
-      .compile(),
-  (idArticles) => idArticles.length,
-  (idArticles) => idArticles,
-);

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { type ArticleView, articleViews, toArticleView } from './articles.js';
 import type { Executor } from './db.js';
-import { prepared } from './prepared.js';
+import { prepared, preparedBySize } from './prepared.js';
 import type { CartShippingAddressesTable, Reservation } from './schema.js';
 
 /**
@@ -15,15 +15,22 @@ import type { CartShippingAddressesTable, Reservation } from './schema.js';
 export async function reservedCounts(db: Executor, idArticles: number[]): Promise<Map<number, number>> {
   const out = new Map<number, number>();
   if (idArticles.length === 0) return out;
-  const rows = await db
-    .selectFrom('reservationArticles')
-    .select(['idArticle', (eb) => eb.fn.sum<number>('count').as('reserved')])
-    .where('idArticle', 'in', idArticles)
-    .groupBy('idArticle')
-    .execute();
-  for (const r of rows) out.set(Number(r.idArticle), Number(r.reserved));
+  for (const r of (await reservedRows(db, idArticles)).rows) out.set(Number(r.idArticle), Number(r.reserved));
   return out;
 }
+
+// One grouped probe of the index per article: cheaper than a correlated sum per row of a wider read.
+const reservedRows = preparedBySize(
+  (db: Executor, idArticles: number[]) =>
+    db
+      .selectFrom('reservationArticles')
+      .select(['idArticle', (eb) => eb.fn.sum<number>('count').as('reserved')])
+      .where('idArticle', 'in', idArticles)
+      .groupBy('idArticle')
+      .compile(),
+  (idArticles) => idArticles.length,
+  (idArticles) => idArticles,
+);
 
 /** Which of these articles have copies in this buyer's cart (the marketplace's `inShoppingCart`). */
 export async function articlesInCartOf(

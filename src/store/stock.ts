@@ -2,6 +2,7 @@ import { type Expression, type ExpressionBuilder, PostgresAdapter, type SqlBool,
 import { type ArticleView, articleViewOf, articleViews } from './articles.js';
 import type { Executor } from './db.js';
 import { preparedBySize } from './prepared.js';
+import { reservedCounts } from './reservations.js';
 import type { Article, DB } from './schema.js';
 
 /**
@@ -165,25 +166,26 @@ const productRows = preparedBySize(
 export type LockedArticle = Article & { reserved: number };
 
 /**
- * The seller's articles among these ids (others' ids are absent), with their copies in carts, in
- * one statement. On PostgreSQL the rows stay locked until the transaction ends, so no buyer's
- * reservation or release can change them between this read and the write that follows: the
- * write is planned from these values and applied in a few set-based statements. SQLite runs one
- * write transaction at a time, so nothing can change them there anyway.
+ * The seller's articles among these ids (others' ids are absent), with their copies in carts. On
+ * PostgreSQL the rows stay locked until the transaction ends, so no buyer's reservation or release
+ * can change them between this read and the write that follows: the write is planned from these
+ * values and applied in a few set-based statements. SQLite runs one write transaction at a time,
+ * so nothing can change them there anyway.
  */
 export async function lockedStockRows(db: Executor, idUser: number, ids: number[]): Promise<LockedArticle[]> {
   if (ids.length === 0) return [];
   const rows = (await lockedRows(db, idUser, ids)).rows;
-  for (const r of rows) r.reserved = Number(r.reserved);
-  return rows;
+  const reserved = await reservedCounts(
+    db,
+    rows.map((r) => r.idArticle),
+  );
+  return rows.map((r) => ({ ...r, reserved: reserved.get(r.idArticle) ?? 0 }));
 }
 
 const lockedRows = preparedBySize(
   (db: Executor, idUser: number, ids: number[]) => {
-    const lock = isPostgres(db) ? sql` for update of "a"` : sql``;
-    return sql<LockedArticle>`select "a".*, coalesce((select sum("ra"."count") from "reservationArticles" as "ra"
-        where "ra"."idArticle" = "a"."idArticle"), 0) as "reserved"
-      from "articles" as "a" where "a"."idUser" = ${idUser} and "a"."idArticle" in (${sql.join(ids)})${lock}`.compile(
+    const lock = isPostgres(db) ? sql` for update` : sql``;
+    return sql<Article>`select * from "articles" where "idUser" = ${idUser} and "idArticle" in (${sql.join(ids)})${lock}`.compile(
       db,
     );
   },
