@@ -1,5 +1,5 @@
 import type { Tx } from '../store/db.js';
-import { markAllDelivered, markDelivered, markFailed, pendingEvents } from '../store/events.js';
+import { claimEvents, markAllDelivered, markFailed, pendingEvents } from '../store/events.js';
 import type { DomainContext } from './context.js';
 
 /**
@@ -114,9 +114,14 @@ export class EventDispatcher {
       const now = this.ctx.clock.now();
       const byType = new Map<string, unknown[]>();
       let count = 0;
+      // Claimed in one statement; another instance may have delivered some since they were read.
+      const claimed = await claimEvents(
+        tx,
+        events.map((e) => e.idEvent),
+        now,
+      );
       for (const event of events) {
-        // Another instance may have delivered it since it was read.
-        if (!(await markDelivered(tx, event.idEvent, now))) continue;
+        if (!claimed.has(event.idEvent)) continue;
         count++;
         const payload = JSON.parse(event.payload) as unknown;
         for (const handler of this.handlers.get(event.type) ?? []) {

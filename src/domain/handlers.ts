@@ -1,5 +1,5 @@
 import { EVENTS, type EventDispatcher } from './events.js';
-import { alertWantsOfListedArticle } from './want-alerts.js';
+import { alertWantsOfListedArticles } from './want-alerts.js';
 import { startExportBuild } from './exports.js';
 import { registerPriceGuideHandlers } from './priceguide.js';
 
@@ -9,7 +9,7 @@ import { registerPriceGuideHandlers } from './priceguide.js';
  */
 export function registerEventHandlers(events: EventDispatcher): void {
   // A newly available or cheaper article: tell the users whose wants it matches (mail alert).
-  events.on(EVENTS.articleListed, alertWantsOfListedArticle);
+  events.onBatch(EVENTS.articleListed, alertWantsOfListedArticles);
   events.on(EVENTS.exportRequested, (ctx, tx, payload) =>
     startExportBuild(ctx, tx, (payload as { idRequest: number }).idRequest),
   );

@@ -1,19 +1,18 @@
 import { ApiError } from '../errors.js';
-import { type ArticleView, insertArticle, insertArticles, loadArticleViews } from '../store/articles.js';
+import { type ArticleView, articleViewsWithReserved, insertArticles } from '../store/articles.js';
 import type { Tx } from '../store/db.js';
 import { appendEvents } from '../store/events.js';
 import type { Article } from '../store/schema.js';
-import { reservedCounts } from '../store/reservations.js';
 import {
-  addCopies,
+  applyArticleChanges,
+  type ArticleChange,
   deleteSoldOutArticles,
+  type LockedArticle,
+  lockedStockRows,
   lockSellerStock,
   productRules,
   stockArticlesByIds,
-  stockRowsByIds,
   stockRowsWithPrices,
-  takeCopies,
-  updateInPlace,
 } from '../store/stock.js';
 import type { DomainContext } from './context.js';
 import { EVENTS } from './events.js';
@@ -40,10 +39,11 @@ import { assertMaySell } from './seller-activation.js';
 
 /**
  * Bulk writes to a seller's stock (POST/PUT/DELETE /stock, PUT /stock/increase|decrease). Each
- * request is one transaction: the articles are checked and written one after the other inside it,
- * and an article that fails is reported in the answer without stopping the others. Counts change
- * only through conditional SQL (`store/stock.ts`), so copies a buyer reserves at the same moment are
- * never taken twice; copies in carts are never deleted, decreased or changed by the seller.
+ * request is one transaction: its articles are read in one statement (under lock), decided one
+ * after the other in memory, and an article that fails is reported in the answer without stopping
+ * the others; the outcome is then written set-based (`WorkingSet.write`). Counts change only
+ * through guarded SQL (`store/stock.ts`), so copies a buyer reserves at the same moment are never
+ * taken twice; copies in carts are never deleted, decreased or changed by the seller.
  */
 
 /** An article as a stock answer shows it: the row with product facts, and its copies in carts. */
@@ -62,27 +62,55 @@ interface Entry {
   row: Article;
   /** Copies in carts (known for the articles a request names; merge targets need not know). */
   reserved: number;
+  /** The count read under lock (articles the request names); null for merge targets. */
+  expected: number | null;
+  /** Copies added (or taken, when negative) by the request so far. */
+  delta: number;
+  /** Written by the request (copies or attributes). */
+  touched: boolean;
+  /** The attributes were changed in place. */
+  changed: boolean;
+  /** A new article the request creates: its `row.idArticle` is a placeholder (negative) until written. */
+  fresh: boolean;
+  /** Sold out by the request: deleted when the plan is written. */
+  deleted: boolean;
 }
 
 /**
- * The seller's articles a request touches, kept in step with what the transaction writes, so a
- * request naming one article twice (or merging into an article it created) sees its own changes.
- * The seller's lock (PostgreSQL) or the single writer (SQLite) keeps other stock writes out
- * meanwhile; buyers' reservations can still take copies, which the conditional updates catch.
+ * The seller's articles a request touches, and what the request does to them. The request is
+ * decided article by article in memory, exactly as if each article's statements ran in turn (a
+ * request naming one article twice, or merging into an article it created, sees its own changes);
+ * `write` then applies the sum in a few set-based statements: one update of every changed
+ * article, one insert of the new ones, one delete of the sold-out ones. The rows were read under
+ * lock (`lockedStockRows`) and the seller's stock writes are serialized, so the plan holds when it
+ * is written; the statements still guard every count in SQL, and a row that no longer matches
+ * the plan aborts the transaction (`StalePlan`), which `stockWrite` runs again from a fresh read.
  */
 class WorkingSet {
   private readonly byId = new Map<number, Entry>();
   private readonly byKey = new Map<string, number>();
+  private readonly entries: Entry[] = [];
+  private nextPlaceholder = -1;
 
-  add(row: Article, reserved: number): Entry {
-    const entry = { row, reserved };
+  add(row: Article, reserved: number, expected: number | null = null, fresh = false): Entry {
+    const entry: Entry = {
+      row,
+      reserved,
+      expected,
+      delta: 0,
+      touched: false,
+      changed: false,
+      fresh,
+      deleted: false,
+    };
+    this.entries.push(entry);
     this.byId.set(row.idArticle, entry);
     this.byKey.set(identityKey(row), row.idArticle);
     return entry;
   }
   /** An article the request names; an id that is not the seller's is not in the stock. */
   named(idArticle: number): Entry {
-    const entry = this.byId.get(idArticle);
+    const entry = idArticle > 0 ? this.byId.get(idArticle) : undefined;
     if (!entry) throw notInStock(idArticle);
     return entry;
   }
@@ -91,62 +119,119 @@ class WorkingSet {
     const id = this.byKey.get(identityKey(attrs));
     return id === undefined || id === except ? undefined : this.byId.get(id);
   }
+  /** A new article with these attributes and copies, written with the rest of the plan. */
+  create(attrs: ArticleAttributes, idUser: number, count: number, now: number): Entry {
+    const row: Article = {
+      ...attrs,
+      idArticle: this.nextPlaceholder--,
+      idUser,
+      count,
+      createdAt: now,
+      lastEdited: now,
+    };
+    const entry = this.add(row, 0, null, true);
+    entry.touched = true;
+    return entry;
+  }
+  adjust(entry: Entry, n: number): void {
+    entry.row.count += n;
+    if (!entry.fresh) entry.delta += n;
+    entry.touched = true;
+  }
   setAttributes(entry: Entry, attrs: ArticleAttributes): void {
     this.unkey(entry);
     Object.assign(entry.row, attrs);
     this.byKey.set(identityKey(entry.row), entry.row.idArticle);
+    entry.changed = true;
+    entry.touched = true;
   }
-  remove(entry: Entry): void {
+  /** Plans the deletion of an article left with no copies, none in a cart either; true when it does. */
+  deleteIfSoldOut(entry: Entry): boolean {
+    if (entry.row.count !== 0 || entry.reserved !== 0) return false;
     this.byId.delete(entry.row.idArticle);
     this.unkey(entry);
+    entry.deleted = true;
+    return true;
   }
   private unkey(entry: Entry): void {
     const key = identityKey(entry.row);
     if (this.byKey.get(key) === entry.row.idArticle) this.byKey.delete(key);
   }
-  /** Deletes an article left with no copies, none in a cart either; true when it did. */
-  async deleteIfSoldOut(tx: Tx, entry: Entry): Promise<boolean> {
-    if (entry.row.count !== 0 || entry.reserved !== 0) return false;
-    if ((await deleteSoldOutArticles(tx, [entry.row.idArticle])) !== 1) return false;
-    this.remove(entry);
-    return true;
-  }
-  /** Re-reads an entry after a conditional update lost a race with a buyer's cart. */
-  async refresh(tx: Tx, idUser: number, entry: Entry): Promise<Entry | undefined> {
-    this.remove(entry);
-    const [row] = await stockRowsByIds(tx, idUser, [entry.row.idArticle]);
-    if (!row) return undefined;
-    const reserved = (await reservedCounts(tx, [row.idArticle])).get(row.idArticle) ?? 0;
-    return this.add(row, reserved);
+
+  /**
+   * Writes the plan; returns the ids the new articles got (placeholder → id). Every statement's
+   * guard must hold for every row, or nothing of the request may stay.
+   */
+  async write(tx: Tx, idUser: number, now: number): Promise<Map<number, number>> {
+    const changes: ArticleChange[] = [];
+    const created: Entry[] = [];
+    const soldOut: number[] = [];
+    for (const e of this.entries) {
+      if (!e.touched) continue;
+      if (e.fresh) {
+        created.push(e);
+        continue;
+      }
+      changes.push({
+        idArticle: e.row.idArticle,
+        expected: e.expected,
+        delta: e.delta,
+        attributes: e.changed ? attributesOf(e.row) : undefined,
+      });
+      if (e.deleted) soldOut.push(e.row.idArticle);
+    }
+    if ((await applyArticleChanges(tx, idUser, changes, now, MAX_COPIES)) !== changes.length)
+      throw new StalePlan();
+    const rows = await insertArticles(
+      tx,
+      created.map((e) => ({
+        ...attributesOf(e.row),
+        idUser,
+        count: e.row.count,
+        createdAt: now,
+        lastEdited: now,
+      })),
+    );
+    // Rows come back in no promised order; within a request every new article's attributes differ.
+    const byKey = new Map(rows.map((r) => [identityKey(r), r.idArticle]));
+    const ids = new Map(created.map((e) => [e.row.idArticle, byKey.get(identityKey(e.row))!]));
+    if ((await deleteSoldOutArticles(tx, soldOut)) !== soldOut.length) throw new StalePlan();
+    return ids;
   }
 }
 
-/** The articles a request names (with their copies in carts), and others to merge into. */
-async function loadWorkingSet(tx: Tx, named: Article[], others: Article[] = []): Promise<WorkingSet> {
-  const reserved = await reservedCounts(
-    tx,
-    named.map((r) => r.idArticle),
-  );
+/** A stock row no longer matched the plan made from it: the request runs again from a fresh read. */
+class StalePlan extends Error {
+  constructor() {
+    super('a stock row changed under a planned bulk write');
+  }
+}
+
+/** The articles a request names (read under lock, with their copies in carts), and others to merge into. */
+function loadWorkingSet(named: LockedArticle[], others: Article[] = []): WorkingSet {
   const set = new WorkingSet();
-  for (const r of others) set.add(r, 0);
-  for (const r of named) set.add(r, reserved.get(r.idArticle) ?? 0);
+  const ids = new Set(named.map((r) => r.idArticle));
+  for (const r of others) if (!ids.has(r.idArticle)) set.add(r, 0);
+  for (const { reserved, ...row } of named) set.add(row, reserved, row.count);
   return set;
 }
 
 type Outcome = { tried: unknown; idArticle: number; gone?: ArticleView } | Failure;
 
-/** The answers' articles as they are once everything is written. */
-async function finish(tx: Tx, outcomes: Outcome[]): Promise<BulkResult[]> {
-  const ids = [...new Set(outcomes.flatMap((o) => ('idArticle' in o && !o.gone ? [o.idArticle] : [])))];
-  const views = new Map((await loadArticleViews(tx, ids)).map((v) => [v.idArticle, v]));
-  const reserved = await reservedCounts(tx, ids);
+/** The answers' articles as they are once everything is written (`ids` maps placeholders). */
+async function finish(tx: Tx, outcomes: Outcome[], ids = new Map<number, number>()): Promise<BulkResult[]> {
+  const real = (id: number) => (id < 0 ? ids.get(id)! : id);
+  const wanted = [
+    ...new Set(outcomes.flatMap((o) => ('idArticle' in o && !o.gone ? [real(o.idArticle)] : []))),
+  ];
+  const views = new Map((await articleViewsWithReserved(tx, wanted)).map((v) => [v.view.idArticle, v]));
   return outcomes.map((o) => {
     if ('error' in o) return o;
     if (o.gone) return { tried: o.tried, article: { view: { ...o.gone, count: 0 }, reserved: 0 } };
-    const view = views.get(o.idArticle);
+    const article = views.get(real(o.idArticle));
     // Every id here was written in this transaction; a missing one would be a bug, not bad input.
-    if (!view) throw new Error(`article ${o.idArticle} vanished inside its own transaction`);
-    return { tried: o.tried, article: { view, reserved: reserved.get(o.idArticle) ?? 0 } };
+    if (!article) throw new Error(`article ${o.idArticle} vanished inside its own transaction`);
+    return { tried: o.tried, article };
   });
 }
 
@@ -159,7 +244,13 @@ async function announce(tx: Tx, idArticles: Iterable<number>, now: number): Prom
   await appendEvents(tx, events, now);
 }
 
-/** One stock write: the request's size checked, then one transaction holding the seller's lock. */
+/** Times a request is planned again after its rows changed under it (PostgreSQL only). */
+const STALE_RETRIES = 3;
+
+/**
+ * One stock write: the request's size checked, then one transaction holding the seller's lock. A
+ * plan that no longer matches its rows rolls the transaction back and runs again from a fresh read.
+ */
 async function stockWrite<T>(
   ctx: DomainContext,
   idUser: number,
@@ -167,20 +258,23 @@ async function stockWrite<T>(
   write: (tx: Tx, now: number) => Promise<T>,
 ): Promise<T> {
   checkBulkSize(items.length);
-  return ctx.database.transaction(async (tx) => {
-    await lockSellerStock(tx, idUser);
-    return write(tx, ctx.clock.now());
-  });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ctx.database.transaction(async (tx) => {
+        await lockSellerStock(tx, idUser);
+        return write(tx, ctx.clock.now());
+      });
+    } catch (err) {
+      if (!(err instanceof StalePlan) || attempt >= STALE_RETRIES) throw err;
+    }
+  }
 }
 
 /**
- * Applies `apply` to the request's articles one after the other. An article that could not be
- * read, or that `apply` refuses with an API error, is answered as a failure; the others go on.
+ * Decides the request's articles one after the other. An article that could not be read, or that
+ * `apply` refuses with an API error, is answered as a failure; the others go on.
  */
-async function eachItem<I, O>(
-  items: BulkItem<I>[],
-  apply: (input: I, tried: unknown) => Promise<O>,
-): Promise<Array<O | Failure>> {
+function eachItem<I, O>(items: BulkItem<I>[], apply: (input: I, tried: unknown) => O): Array<O | Failure> {
   const out: Array<O | Failure> = [];
   for (const item of items) {
     if ('error' in item) {
@@ -188,7 +282,7 @@ async function eachItem<I, O>(
       continue;
     }
     try {
-      out.push(await apply(item.input, item.tried));
+      out.push(apply(item.input, item.tried));
     } catch (err) {
       out.push({ tried: item.tried, error: failureMessage(err), ...failureField(err) });
     }
@@ -198,8 +292,7 @@ async function eachItem<I, O>(
 
 /**
  * POST /stock: new articles; one equal in every attribute to an existing one (or to one earlier in
- * the same request) adds to its count. The plan is made in memory, then written in a few
- * statements: the count increases, one multi-row insert, one insert of the events.
+ * the same request) adds to its count.
  */
 export async function addArticles(
   ctx: DomainContext,
@@ -213,48 +306,28 @@ export async function addArticles(
     const candidates = items.flatMap((i): Array<[number, number]> =>
       'input' in i ? [[i.input.idProduct, i.input.price]] : [],
     );
-    const set = await loadWorkingSet(tx, [], await stockRowsWithPrices(tx, idUser, candidates));
-    const increases = new Map<number, number>();
-    const fresh = new Map<string, { attrs: ArticleAttributes; count: number }>();
-    const planned = await eachItem(items, async (input, tried) => {
+    const set = loadWorkingSet([], await stockRowsWithPrices(tx, idUser, candidates));
+    const increased: number[] = [];
+    const createdIds: number[] = [];
+    const outcomes: Outcome[] = eachItem(items, (input, tried) => {
       const product = products.get(input.idProduct);
       if (!product) throw badRequestField(`Product ${input.idProduct} does not exist.`, 'idProduct');
       const attrs = newArticleAttributes(input, product);
       const equal = set.findEqual(attrs);
       if (equal) {
-        if (equal.row.count + input.count > MAX_COPIES) throw tooManyCopies(equal.row.idArticle);
-        equal.row.count += input.count;
-        increases.set(equal.row.idArticle, (increases.get(equal.row.idArticle) ?? 0) + input.count);
-        return { tried, existing: equal.row.idArticle };
+        if (equal.row.count + input.count > MAX_COPIES)
+          throw tooManyCopies(equal.fresh ? 0 : equal.row.idArticle);
+        set.adjust(equal, input.count);
+        if (!equal.fresh) increased.push(equal.row.idArticle);
+        return { tried, idArticle: equal.row.idArticle };
       }
-      const key = identityKey(attrs);
-      const twin = fresh.get(key);
-      if (twin) {
-        if (twin.count + input.count > MAX_COPIES) throw tooManyCopies(0);
-        twin.count += input.count;
-      } else {
-        fresh.set(key, { attrs, count: input.count });
-      }
-      return { tried, key };
+      const created = set.create(attrs, idUser, input.count, now);
+      createdIds.push(created.row.idArticle);
+      return { tried, idArticle: created.row.idArticle };
     });
-    for (const [idArticle, n] of increases) await addCopies(tx, idArticle, n, now);
-    const rows = await insertArticles(
-      tx,
-      [...fresh.values()].map(({ attrs, count }) => ({
-        ...attrs,
-        idUser,
-        count,
-        createdAt: now,
-        lastEdited: now,
-      })),
-    );
-    // Rows come back in no promised order; within a request every new article's attributes differ.
-    const created = new Map(rows.map((r) => [identityKey(r), r.idArticle]));
-    const outcomes: Outcome[] = planned.map((p) =>
-      'error' in p ? p : { tried: p.tried, idArticle: p.existing ?? created.get(p.key!)! },
-    );
-    await announce(tx, [...increases.keys(), ...created.values()], now);
-    return finish(tx, outcomes);
+    const ids = await set.write(tx, idUser, now);
+    await announce(tx, [...increased, ...createdIds.map((id) => ids.get(id)!)], now);
+    return finish(tx, outcomes, ids);
   });
 }
 
@@ -270,7 +343,7 @@ export async function updateArticles(
   items: BulkItem<ArticleChangeInput>[],
 ): Promise<BulkResult[]> {
   return stockWrite(ctx, idUser, items, async (tx, now) => {
-    const named = await stockRowsByIds(tx, idUser, namedIds(items));
+    const named = await lockedStockRows(tx, idUser, namedIds(items));
     const products = await productRules(tx, [...new Set(named.map((r) => r.idProduct))]);
     // Every price an article named here can reach is its own or one sent for it: the equal
     // articles it may merge into are among the seller's articles of that product at those prices.
@@ -283,26 +356,30 @@ export async function updateArticles(
         ...(i.input.price === undefined ? [] : [[row.idProduct, i.input.price] as [number, number]]),
       ];
     });
-    const set = await loadWorkingSet(tx, named, await stockRowsWithPrices(tx, idUser, candidates));
+    const set = loadWorkingSet(named, await stockRowsWithPrices(tx, idUser, candidates));
     const listed: number[] = [];
-    const outcomes = await eachItem(items, async (input, tried) => ({
+    const outcomes = eachItem(items, (input, tried) => ({
       tried,
-      idArticle: await updateOne(tx, set, products, idUser, input, now, listed),
+      idArticle: updateOne(set, products, idUser, input, now, listed),
     }));
-    await announce(tx, listed, now);
-    return finish(tx, outcomes);
+    const ids = await set.write(tx, idUser, now);
+    await announce(
+      tx,
+      listed.map((id) => (id < 0 ? ids.get(id)! : id)),
+      now,
+    );
+    return finish(tx, outcomes, ids);
   });
 }
 
-async function updateOne(
-  tx: Tx,
+function updateOne(
   set: WorkingSet,
   products: Map<number, ProductRules>,
   idUser: number,
   input: ArticleChangeInput,
   now: number,
   listed: number[],
-): Promise<number> {
+): number {
   const entry = set.named(input.idArticle);
   const { row } = entry;
   const available = row.count;
@@ -315,40 +392,24 @@ async function updateOne(
 
   const equal = set.findEqual(after, row.idArticle);
   if (!equal && input.count === available && entry.reserved === 0) {
-    if (!(await updateInPlace(tx, row.idArticle, available, after, now))) {
-      await set.refresh(tx, idUser, entry);
-      throw raced(row.idArticle);
-    }
     set.setAttributes(entry, after);
-    row.lastEdited = now;
     if (after.price < before.price) listed.push(row.idArticle);
     return row.idArticle;
   }
 
   // Split the copies off (or move them all, when some of the article sit in carts).
-  if (equal && equal.row.count + input.count > MAX_COPIES) throw tooManyCopies(equal.row.idArticle);
-  if (!(await takeCopies(tx, row.idArticle, input.count, now))) {
-    await set.refresh(tx, idUser, entry);
-    throw raced(row.idArticle);
+  if (equal && equal.row.count + input.count > MAX_COPIES) {
+    throw tooManyCopies(equal.fresh ? 0 : equal.row.idArticle);
   }
-  row.count -= input.count;
+  set.adjust(entry, -input.count);
   let target: number;
   if (equal) {
     target = equal.row.idArticle;
-    await addCopies(tx, target, input.count, now);
-    equal.row.count += input.count;
+    set.adjust(equal, input.count);
   } else {
-    const created = await insertArticle(tx, {
-      ...after,
-      idUser,
-      count: input.count,
-      createdAt: now,
-      lastEdited: now,
-    });
-    target = created.idArticle;
-    set.add(created, 0);
+    target = set.create(after, idUser, input.count, now).row.idArticle;
   }
-  await set.deleteIfSoldOut(tx, entry);
+  set.deleteIfSoldOut(entry);
   listed.push(target);
   return target;
 }
@@ -360,11 +421,13 @@ export async function deleteArticles(
   items: BulkItem<ArticleCountInput>[],
 ): Promise<Array<{ tried: unknown; idArticle: number; count: number } | Failure>> {
   return stockWrite(ctx, idUser, items, async (tx, now) => {
-    const set = await loadWorkingSet(tx, await stockRowsByIds(tx, idUser, namedIds(items)));
-    return eachItem(items, async (input, tried) => {
-      await removeCopies(tx, set, idUser, input, now, 'deleted');
+    const set = loadWorkingSet(await lockedStockRows(tx, idUser, namedIds(items)));
+    const outcomes = eachItem(items, (input, tried) => {
+      removeCopies(set, input, 'deleted');
       return { tried, idArticle: input.idArticle, count: input.count };
     });
+    await set.write(tx, idUser, now);
+    return outcomes;
   });
 }
 
@@ -378,11 +441,12 @@ export async function decreaseArticles(
     // Full views up front: an article decreased to nothing is answered as it was, with count 0.
     const views = await stockArticlesByIds(tx, idUser, namedIds(items));
     const lastSeen = new Map(views.map((v) => [v.idArticle, v]));
-    const set = await loadWorkingSet(tx, views);
-    const outcomes = await eachItem(items, async (input, tried) => {
-      const gone = await removeCopies(tx, set, idUser, input, now, 'decreased');
+    const set = loadWorkingSet(await lockedStockRows(tx, idUser, namedIds(items)));
+    const outcomes = eachItem(items, (input, tried) => {
+      const gone = removeCopies(set, input, 'decreased');
       return { tried, idArticle: input.idArticle, gone: gone ? lastSeen.get(gone) : undefined };
     });
+    await set.write(tx, idUser, now);
     return finish(tx, outcomes);
   });
 }
@@ -395,20 +459,16 @@ export async function increaseArticles(
 ): Promise<BulkResult[]> {
   return stockWrite(ctx, idUser, items, async (tx, now) => {
     await assertMaySell(tx, idUser);
-    const set = await loadWorkingSet(tx, await stockRowsByIds(tx, idUser, namedIds(items)));
+    const set = loadWorkingSet(await lockedStockRows(tx, idUser, namedIds(items)));
     const listed: number[] = [];
-    const outcomes = await eachItem(items, async (input, tried) => {
+    const outcomes = eachItem(items, (input, tried) => {
       const entry = set.named(input.idArticle);
-      if (
-        entry.row.count + input.count > MAX_COPIES ||
-        !(await addCopies(tx, input.idArticle, input.count, now, MAX_COPIES))
-      ) {
-        throw tooManyCopies(input.idArticle);
-      }
-      entry.row.count += input.count;
+      if (entry.row.count + input.count > MAX_COPIES) throw tooManyCopies(input.idArticle);
+      set.adjust(entry, input.count);
       listed.push(input.idArticle);
       return { tried, idArticle: input.idArticle };
     });
+    await set.write(tx, idUser, now);
     await announce(tx, listed, now);
     return finish(tx, outcomes);
   });
@@ -418,27 +478,15 @@ function namedIds(items: BulkItem<{ idArticle: number }>[]): number[] {
   return [...new Set(items.flatMap((i) => ('input' in i ? [i.input.idArticle] : [])))];
 }
 
-/** Takes copies away; returns the article's id when that removed it altogether. */
-async function removeCopies(
-  tx: Tx,
-  set: WorkingSet,
-  idUser: number,
-  input: ArticleCountInput,
-  now: number,
-  verb: string,
-): Promise<number | undefined> {
+/** Takes copies away; returns the article's id when that removes it altogether. */
+function removeCopies(set: WorkingSet, input: ArticleCountInput, verb: string): number | undefined {
   const entry = set.named(input.idArticle);
   const { row } = entry;
   if (input.count > row.count) {
     throw notEnoughCopies(row.idArticle, input.count, row.count, entry.reserved, verb);
   }
-  if (!(await takeCopies(tx, row.idArticle, input.count, now))) {
-    const fresh = await set.refresh(tx, idUser, entry);
-    throw notEnoughCopies(row.idArticle, input.count, fresh?.row.count ?? 0, fresh?.reserved ?? 0, verb);
-  }
-  row.count -= input.count;
-  row.lastEdited = now;
-  return (await set.deleteIfSoldOut(tx, entry)) ? row.idArticle : undefined;
+  set.adjust(entry, -input.count);
+  return set.deleteIfSoldOut(entry) ? row.idArticle : undefined;
 }
 
 function tooManyCopies(idArticle: number) {
@@ -447,12 +495,6 @@ function tooManyCopies(idArticle: number) {
       ? `Article ${idArticle} would hold more than ${MAX_COPIES} copies.`
       : `One article may hold at most ${MAX_COPIES} copies.`,
     'count',
-  );
-}
-function raced(idArticle: number) {
-  return badRequestField(
-    `Article ${idArticle} changed while this request ran (copies were put in a shopping cart); nothing was changed, try again.`,
-    'idArticle',
   );
 }
 function badRequestField(message: string, field: string) {

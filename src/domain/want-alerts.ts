@@ -1,9 +1,10 @@
 import { formatCents } from '../format.js';
 import { mapArticle } from '../mappers/article.js';
-import { loadArticleViews } from '../store/articles.js';
+import { type ArticleView, loadArticleViews } from '../store/articles.js';
 import type { Tx } from '../store/db.js';
-import { findUserById } from '../store/users.js';
-import { type AlertWant, alertWants, findTargetProduct } from '../store/wants.js';
+import type { User } from '../store/schema.js';
+import { usersByIds } from '../store/users.js';
+import { type AlertWant, alertWantsOfAny, targetProducts } from '../store/wants.js';
 import { languageName } from './catalog.js';
 import type { DomainContext } from './context.js';
 import { sendSystemMessage } from './system-messages.js';
@@ -18,27 +19,61 @@ import { offerMatchesWant } from './wants.js';
  * Not alerted: the seller themself, and nobody while the seller is on vacation or the article has
  * no copy left (its offer is not available).
  */
-export async function alertWantsOfListedArticle(ctx: DomainContext, tx: Tx, payload: unknown): Promise<void> {
-  const idArticle = (payload as { idArticle?: unknown } | null)?.idArticle;
-  if (typeof idArticle !== 'number' || !Number.isInteger(idArticle)) {
-    throw new Error(`article.listed needs an integer idArticle (got ${JSON.stringify(payload)})`);
-  }
-  const [article] = await loadArticleViews(tx, [idArticle]);
-  if (!article || article.count <= 0) return;
-  const seller = await findUserById(tx, article.idUser);
-  if (!seller || seller.onVacation === 1) return;
-  const product = await findTargetProduct(tx, article.idProduct);
-  if (!product) return;
-  const wants = await alertWants(
+export async function alertWantsOfListedArticles(
+  ctx: DomainContext,
+  tx: Tx,
+  payloads: unknown[],
+): Promise<void> {
+  const ids = payloads.map((payload) => {
+    const idArticle = (payload as { idArticle?: unknown } | null)?.idArticle;
+    if (typeof idArticle !== 'number' || !Number.isInteger(idArticle)) {
+      throw new Error(`article.listed needs an integer idArticle (got ${JSON.stringify(payload)})`);
+    }
+    return idArticle;
+  });
+  // A bulk stock write lists up to a hundred articles at once: their articles, sellers, products
+  // and the wants on them are read in four statements, then each article is alerted in turn.
+  const articles = new Map((await loadArticleViews(tx, [...new Set(ids)])).map((a) => [a.idArticle, a]));
+  const listed = [...articles.values()].filter((a) => a.count > 0);
+  if (listed.length === 0) return;
+  const sellers = await usersByIds(
     tx,
-    article.idProduct,
-    product.idMetaproduct,
-    product.idGame,
-    article.idUser,
-    // Every matching want raises the public `wantslist.offerFound`; the mail goes to those with
-    // `mailAlert` on.
-    { mailAlertOnly: false },
+    listed.map((a) => a.idUser),
   );
+  const products = await targetProducts(
+    tx,
+    listed.map((a) => a.idProduct),
+  );
+  const metas = [...products.values()].flatMap((p) => (p.idMetaproduct === null ? [] : [p.idMetaproduct]));
+  const wants = await alertWantsOfAny(tx, [...products.keys()], metas);
+  for (const idArticle of ids) {
+    const article = articles.get(idArticle);
+    if (!article || article.count <= 0) continue;
+    const seller = sellers.get(article.idUser);
+    if (!seller || seller.onVacation === 1) continue;
+    const product = products.get(article.idProduct);
+    if (!product) continue;
+    // The wants on this article: of its game, not the seller's own, on the product or its
+    // metaproduct (every matching want raises the public `wantslist.offerFound`; the mail goes
+    // to those with `mailAlert` on).
+    const matching = wants.filter(
+      (w) =>
+        w.listGame === product.idGame &&
+        w.idUser !== article.idUser &&
+        (w.idProduct === article.idProduct ||
+          (product.idMetaproduct !== null && w.idMetaproduct === product.idMetaproduct)),
+    );
+    await alertArticle(ctx, tx, article, seller, matching);
+  }
+}
+
+async function alertArticle(
+  ctx: DomainContext,
+  tx: Tx,
+  article: ArticleView,
+  seller: User,
+  wants: AlertWant[],
+): Promise<void> {
   const offer = { ...article, isSingle: article.product.isSingle === 1 };
   const byOwner = new Map<number, AlertWant[]>();
   for (const want of wants) {

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from './db.js';
+import { preparedBySize } from './prepared.js';
+import { reservedCounts } from './reservations.js';
 import type { Article, NewArticle } from './schema.js';
 
 /**
@@ -150,9 +152,15 @@ export function articleViewOf(row: FlatRow): ArticleView {
 
 export async function loadArticleViews(db: Executor, idArticles: number[]): Promise<ArticleView[]> {
   if (idArticles.length === 0) return [];
-  const rows = await articleViews(db).where('a.idArticle', 'in', idArticles).orderBy('a.idArticle').execute();
-  return rows.map((r) => articleViewOf(r));
+  return (await viewsByIds(db, idArticles)).rows.map((r) => articleViewOf(r));
 }
+
+const viewsByIds = preparedBySize(
+  (db: Executor, idArticles: number[]) =>
+    articleViews(db).where('a.idArticle', 'in', idArticles).orderBy('a.idArticle').compile(),
+  (idArticles) => idArticles.length,
+  (idArticles) => idArticles,
+);
 
 export async function insertArticle(db: Executor, article: NewArticle): Promise<Article> {
   return db.insertInto('articles').values(article).returningAll().executeTakeFirstOrThrow();
@@ -161,5 +169,46 @@ export async function insertArticle(db: Executor, article: NewArticle): Promise<
 /** Several new articles in one statement; the rows come back in no promised order. */
 export async function insertArticles(db: Executor, articles: NewArticle[]): Promise<Article[]> {
   if (articles.length === 0) return [];
-  return db.insertInto('articles').values(articles).returningAll().execute();
+  return (await insertRows(db, articles)).rows;
+}
+
+const NEW_ARTICLE_COLUMNS = [
+  'idUser',
+  'idProduct',
+  'idLanguage',
+  'comments',
+  'price',
+  'condition',
+  'isFoil',
+  'isSigned',
+  'isAltered',
+  'isPlayset',
+  'isFirstEd',
+  'isReverseHolo',
+  'count',
+  'createdAt',
+  'lastEdited',
+] as const satisfies ReadonlyArray<keyof NewArticle>;
+
+const newArticleValues = (a: NewArticle) => NEW_ARTICLE_COLUMNS.map((c) => a[c] ?? null);
+
+const insertRows = preparedBySize(
+  (db: Executor, articles: NewArticle[]) =>
+    sql<Article>`insert into "articles" (${sql.join(NEW_ARTICLE_COLUMNS.map((c) => sql.ref(c)))})
+      values ${sql.join(articles.map((a) => sql`(${sql.join(newArticleValues(a))})`))} returning *`.compile(
+      db,
+    ),
+  (articles) => articles.length,
+  (articles) => articles.flatMap(newArticleValues),
+);
+
+/** Articles as every feature shows them, with their copies in carts (`reserved`), by id. */
+export async function articleViewsWithReserved(
+  db: Executor,
+  idArticles: number[],
+): Promise<Array<{ view: ArticleView; reserved: number }>> {
+  if (idArticles.length === 0) return [];
+  const views = await loadArticleViews(db, idArticles);
+  const reserved = await reservedCounts(db, idArticles);
+  return views.map((view) => ({ view, reserved: reserved.get(view.idArticle) ?? 0 }));
 }

@@ -56,15 +56,17 @@ export async function pendingEvents(db: Executor, limit: number) {
     .execute();
 }
 
-/** Claims one event for delivery; false when another process got it first. */
-export async function markDelivered(db: Executor, idEvent: number, at: number): Promise<boolean> {
-  const r = await db
+/** Claims these events for delivery; returns the ids this process got (others got the rest first). */
+export async function claimEvents(db: Executor, idEvents: number[], at: number): Promise<Set<number>> {
+  if (idEvents.length === 0) return new Set();
+  const rows = await db
     .updateTable('events')
     .set({ deliveredAt: at })
-    .where('idEvent', '=', idEvent)
+    .where('idEvent', 'in', idEvents)
     .where('deliveredAt', 'is', null)
-    .executeTakeFirst();
-  return r.numUpdatedRows === 1n;
+    .returning('idEvent')
+    .execute();
+  return new Set(rows.map((r) => r.idEvent));
 }
 
 /** Claims events no handler needs to see; returns how many this process claimed. */

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { type ArticleView, articleViewOf, PRODUCT_FACT_COLUMNS } from './articles.js';
 import type { Executor } from './db.js';
-import { prepared } from './prepared.js';
+import { prepared, preparedBySize } from './prepared.js';
 import type { NewOrder, Order, OrderArticle, OrderEvaluation, OrderState, OrdersTable } from './schema.js';
 
 /**
@@ -74,8 +74,36 @@ export async function updateOrderIf(
 
 export async function insertOrderLines(db: Executor, lines: OrderArticle[]): Promise<void> {
   if (lines.length === 0) return;
-  await db.insertInto('orderArticles').values(lines).execute();
+  await insertLines(db, lines);
 }
+
+const LINE_COLUMNS = [
+  'idOrder',
+  'idArticle',
+  'idProduct',
+  'idLanguage',
+  'comments',
+  'price',
+  'condition',
+  'isFoil',
+  'isSigned',
+  'isAltered',
+  'isPlayset',
+  'isFirstEd',
+  'isReverseHolo',
+  'count',
+] as const satisfies ReadonlyArray<keyof OrderArticle>;
+
+const lineValues = (l: OrderArticle) => LINE_COLUMNS.map((c) => l[c]);
+
+// A checkout freezes up to a hundred lines at once: the statement's text is built once per size.
+const insertLines = preparedBySize(
+  (db: Executor, lines: OrderArticle[]) =>
+    sql`insert into "orderArticles" (${sql.join(LINE_COLUMNS.map((c) => sql.ref(c)))})
+      values ${sql.join(lines.map((l) => sql`(${sql.join(lineValues(l))})`))}`.compile(db),
+  (lines) => lines.length,
+  (lines) => lines.flatMap(lineValues),
+);
 
 /**
  * Adds lines to an order, summing copies into the line of the same article (one line per article:

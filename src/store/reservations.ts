@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { type ArticleView, articleViews, toArticleView } from './articles.js';
+import { type ArticleView, articleViewOf, articleViews } from './articles.js';
 import type { Executor } from './db.js';
-import { prepared } from './prepared.js';
+import { prepared, preparedBySize } from './prepared.js';
 import type { CartShippingAddressesTable, Reservation } from './schema.js';
 
 /**
@@ -15,15 +15,22 @@ import type { CartShippingAddressesTable, Reservation } from './schema.js';
 export async function reservedCounts(db: Executor, idArticles: number[]): Promise<Map<number, number>> {
   const out = new Map<number, number>();
   if (idArticles.length === 0) return out;
-  const rows = await db
-    .selectFrom('reservationArticles')
-    .select(['idArticle', (eb) => eb.fn.sum<number>('count').as('reserved')])
-    .where('idArticle', 'in', idArticles)
-    .groupBy('idArticle')
-    .execute();
-  for (const r of rows) out.set(Number(r.idArticle), Number(r.reserved));
+  for (const r of (await reservedRows(db, idArticles)).rows) out.set(Number(r.idArticle), Number(r.reserved));
   return out;
 }
+
+// One grouped probe of the index per article: cheaper than a correlated sum per row of a wider read.
+const reservedRows = preparedBySize(
+  (db: Executor, idArticles: number[]) =>
+    db
+      .selectFrom('reservationArticles')
+      .select(['idArticle', (eb) => eb.fn.sum<number>('count').as('reserved')])
+      .where('idArticle', 'in', idArticles)
+      .groupBy('idArticle')
+      .compile(),
+  (idArticles) => idArticles.length,
+  (idArticles) => idArticles,
+);
 
 /** Which of these articles have copies in this buyer's cart (the marketplace's `inShoppingCart`). */
 export async function articlesInCartOf(
@@ -232,22 +239,27 @@ export interface ReservationLine {
 /** The lines of these reservations, with the article as every feature shows it. */
 export async function reservationLines(db: Executor, idReservations: number[]): Promise<ReservationLine[]> {
   if (idReservations.length === 0) return [];
-  const rows = await articleViews(db)
-    .innerJoin('reservationArticles as ra', 'ra.idArticle', 'a.idArticle')
-    .select(['ra.idReservation as ra_idReservation', 'ra.count as ra_count'])
-    .where('ra.idReservation', 'in', idReservations)
-    .orderBy('ra.idReservation')
-    .orderBy('a.idArticle')
-    .execute();
-  return rows.map((row) => {
-    const { ra_idReservation, ra_count, ...rest } = row;
-    return {
-      idReservation: ra_idReservation,
-      reserved: ra_count,
-      view: toArticleView(rest),
-    };
-  });
+  return (await linesOf(db, idReservations)).rows.map((row) => ({
+    idReservation: row.ra_idReservation,
+    reserved: row.ra_count,
+    view: articleViewOf(row),
+  }));
 }
+
+// A cart's view and its checkout read every line: compiled once per number of reservations, and
+// each row shaped field by field.
+const linesOf = preparedBySize(
+  (db: Executor, idReservations: number[]) =>
+    articleViews(db)
+      .innerJoin('reservationArticles as ra', 'ra.idArticle', 'a.idArticle')
+      .select(['ra.idReservation as ra_idReservation', 'ra.count as ra_count'])
+      .where('ra.idReservation', 'in', idReservations)
+      .orderBy('ra.idReservation')
+      .orderBy('a.idArticle')
+      .compile(),
+  (idReservations) => idReservations.length,
+  (idReservations) => idReservations,
+);
 
 /**
  * Locks a reservation's row for the rest of the transaction (a no-op update), optionally only if it

@@ -1,6 +1,8 @@
 import { type Expression, type ExpressionBuilder, PostgresAdapter, type SqlBool, sql } from 'kysely';
 import { type ArticleView, articleViewOf, articleViews } from './articles.js';
 import type { Executor } from './db.js';
+import { preparedBySize } from './prepared.js';
+import { reservedCounts } from './reservations.js';
 import type { Article, DB } from './schema.js';
 
 /**
@@ -108,17 +110,6 @@ export async function stockArticlesByIds(
   return rows.map((r) => articleViewOf(r));
 }
 
-/** The seller's article rows among these ids, without product facts (others' ids are absent). */
-export async function stockRowsByIds(db: Executor, idUser: number, ids: number[]): Promise<Article[]> {
-  if (ids.length === 0) return [];
-  return db
-    .selectFrom('articles')
-    .selectAll()
-    .where('idUser', '=', idUser)
-    .where('idArticle', 'in', ids)
-    .execute();
-}
-
 /**
  * The seller's article rows of these (product, price) pairs: the only ones an article with that
  * product and price can be equal to (and merge into). A row-value IN over a VALUES list lets both
@@ -132,11 +123,20 @@ export async function stockRowsWithPrices(
 ): Promise<Article[]> {
   const unique = [...new Map(pairs.map((p) => [`${p[0]}:${p[1]}`, p])).values()];
   if (unique.length === 0) return [];
-  const values = sql.join(unique.map(([p, price]) => sql`(cast(${p} as integer), cast(${price} as bigint))`));
-  const result = await sql<Article>`select * from "articles"
-    where "idUser" = ${idUser} and ("idProduct", "price") in (values ${values})`.execute(db);
-  return result.rows;
+  return (await rowsWithPrices(db, idUser, unique)).rows;
 }
+
+const rowsWithPrices = preparedBySize(
+  (db: Executor, idUser: number, pairs: Array<[number, number]>) => {
+    const values = sql.join(
+      pairs.map(([p, price]) => sql`(cast(${p} as integer), cast(${price} as bigint))`),
+    );
+    return sql<Article>`select * from "articles"
+      where "idUser" = ${idUser} and ("idProduct", "price") in (values ${values})`.compile(db);
+  },
+  (_idUser, pairs) => pairs.length,
+  (idUser, pairs) => [idUser, ...pairs.flat()],
+);
 
 /** Product facts a stock write checks an article against; absent ids do not exist. */
 export async function productRules(
@@ -145,14 +145,135 @@ export async function productRules(
 ): Promise<Map<number, { idGame: number; isSingle: number }>> {
   const out = new Map<number, { idGame: number; isSingle: number }>();
   if (idProducts.length === 0) return out;
-  const rows = await db
-    .selectFrom('products')
-    .select(['idProduct', 'idGame', 'isSingle'])
-    .where('idProduct', 'in', idProducts)
-    .execute();
-  for (const r of rows) out.set(r.idProduct, { idGame: r.idGame, isSingle: r.isSingle });
+  for (const r of (await productRows(db, idProducts)).rows) {
+    out.set(r.idProduct, { idGame: r.idGame, isSingle: r.isSingle });
+  }
   return out;
 }
+
+const productRows = preparedBySize(
+  (db: Executor, idProducts: number[]) =>
+    db
+      .selectFrom('products')
+      .select(['idProduct', 'idGame', 'isSingle'])
+      .where('idProduct', 'in', idProducts)
+      .compile(),
+  (idProducts) => idProducts.length,
+  (idProducts) => idProducts,
+);
+
+/** A seller's article as a bulk write reads it: the row and its copies in carts. */
+export type LockedArticle = Article & { reserved: number };
+
+/**
+ * The seller's articles among these ids (others' ids are absent), with their copies in carts. On
+ * PostgreSQL the rows stay locked until the transaction ends, so no buyer's reservation or release
+ * can change them between this read and the write that follows: the write is planned from these
+ * values and applied in a few set-based statements. SQLite runs one write transaction at a time,
+ * so nothing can change them there anyway.
+ */
+export async function lockedStockRows(db: Executor, idUser: number, ids: number[]): Promise<LockedArticle[]> {
+  if (ids.length === 0) return [];
+  const rows = (await lockedRows(db, idUser, ids)).rows;
+  const reserved = await reservedCounts(
+    db,
+    rows.map((r) => r.idArticle),
+  );
+  return rows.map((r) => ({ ...r, reserved: reserved.get(r.idArticle) ?? 0 }));
+}
+
+const lockedRows = preparedBySize(
+  (db: Executor, idUser: number, ids: number[]) => {
+    const lock = isPostgres(db) ? sql` for update` : sql``;
+    return sql<Article>`select * from "articles" where "idUser" = ${idUser} and "idArticle" in (${sql.join(ids)})${lock}`.compile(
+      db,
+    );
+  },
+  (_idUser, ids) => ids.length,
+  (idUser, ids) => [idUser, ...ids],
+);
+
+/**
+ * What a bulk write does to one existing article, all its steps summed: `delta` copies added (or
+ * taken, when negative) and, when `attributes` is set, its attributes changed in place.
+ */
+export interface ArticleChange {
+  idArticle: number;
+  /** The count read under lock at the start (`lockedStockRows`); null for an article only added to. */
+  expected: number | null;
+  delta: number;
+  attributes?: ArticleAttributeRow;
+}
+
+/**
+ * Applies the changes of one bulk write in one statement (UPDATE … FROM a VALUES list). Each row is
+ * guarded in SQL as the statements per article were: its count stays between 0 and `max`; an
+ * article read under lock still has the count it was read with; attributes change only while no
+ * copy is in a cart. Returns how many articles were changed: fewer than asked means an article
+ * changed under the plan, and the caller must not commit it.
+ */
+export async function applyArticleChanges(
+  db: Executor,
+  idUser: number,
+  changes: ArticleChange[],
+  now: number,
+  max: number,
+): Promise<number> {
+  if (changes.length === 0) return 0;
+  const result = await articleChanges(db, idUser, changes, now, max);
+  return Number(result.numAffectedRows ?? 0n);
+}
+
+const ATTRIBUTE_COLUMNS = [
+  ['idLanguage', 'integer'],
+  ['comments', 'text'],
+  ['price', 'bigint'],
+  ['condition', 'text'],
+  ['isFoil', 'integer'],
+  ['isSigned', 'integer'],
+  ['isAltered', 'integer'],
+  ['isPlayset', 'integer'],
+  ['isFirstEd', 'integer'],
+  ['isReverseHolo', 'integer'],
+] as const;
+
+function changeValues(c: ArticleChange): unknown[] {
+  const a = c.attributes;
+  return [
+    c.idArticle,
+    c.expected,
+    c.delta,
+    a ? 1 : 0,
+    ...ATTRIBUTE_COLUMNS.map(([column]) => (a ? a[column] : null)),
+  ];
+}
+
+const articleChanges = preparedBySize(
+  (db: Executor, idUser: number, changes: ArticleChange[], now: number, max: number) => {
+    const casts = ['integer', 'integer', 'integer', 'integer', ...ATTRIBUTE_COLUMNS.map(([, type]) => type)];
+    const rows = changes.map(
+      (c) => sql`(${sql.join(changeValues(c).map((v, i) => sql`cast(${v} as ${sql.raw(casts[i]!)})`))})`,
+    );
+    // VALUES columns are column1, column2, … on both databases: id, expected, delta, changed, attributes.
+    const set = ATTRIBUTE_COLUMNS.map(
+      ([column], i) =>
+        sql`${sql.ref(column)} = case when "v"."column4" = 1 then ${sql.ref(`v.column${5 + i}`)} else ${sql.ref(`articles.${column}`)} end`,
+    );
+    // `+ 0`: the seller check must not be usable as an index, or SQLite walks all the seller's
+    // articles (by `articles_by_user`) instead of probing one primary key per VALUES row.
+    return sql`update "articles" set "count" = "articles"."count" + "v"."column3", ${sql.join(set)},
+        "lastEdited" = ${now}
+      from (values ${sql.join(rows)}) as "v"
+      where "articles"."idArticle" = "v"."column1" and "articles"."idUser" + 0 = ${idUser}
+        and ("v"."column2" is null or "articles"."count" = "v"."column2")
+        and "articles"."count" + "v"."column3" between 0 and ${max}
+        and ("v"."column4" = 0 or ${NOT_RESERVED})`.compile(db);
+  },
+  (_idUser, changes) => changes.length,
+  (idUser, changes, now, max) => [now, ...changes.flatMap(changeValues), idUser, max],
+);
+
+const isPostgres = (db: Executor) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /**
  * Serializes one seller's stock writes on PostgreSQL (SQLite runs one write transaction at a time
@@ -161,61 +282,14 @@ export async function productRules(
  * conditional updates regardless: cart reservations do not take this lock.
  */
 export async function lockSellerStock(db: Executor, idUser: number): Promise<void> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  if (!isPostgres(db)) return;
   await sql`select pg_advisory_xact_lock(${STOCK_LOCK_SPACE}, ${idUser})`.execute(db);
 }
 const STOCK_LOCK_SPACE = 5_000_001;
 
-// The per-article statements of bulk writes run up to 100 times per request: they are written as
-// fixed SQL (the same text on both dialects) rather than rebuilt through the query builder each time.
-const changed = (r: { numAffectedRows?: bigint }) => r.numAffectedRows === 1n;
-
-/** Takes `n` copies from what is available; false (and nothing changed) when fewer are there. */
-export async function takeCopies(db: Executor, idArticle: number, n: number, now: number): Promise<boolean> {
-  return changed(
-    await sql`update "articles" set "count" = "count" - ${n}, "lastEdited" = ${now}
-      where "idArticle" = ${idArticle} and "count" >= ${n}`.execute(db),
-  );
-}
-
-/** Adds `n` copies unless that would pass `max`; false (and nothing changed) otherwise. */
-export async function addCopies(
-  db: Executor,
-  idArticle: number,
-  n: number,
-  now: number,
-  max?: number,
-): Promise<boolean> {
-  const limit = max === undefined ? sql`` : sql` and "count" <= ${max - n}`;
-  return changed(
-    await sql`update "articles" set "count" = "count" + ${n}, "lastEdited" = ${now}
-      where "idArticle" = ${idArticle}${limit}`.execute(db),
-  );
-}
-
 const NOT_RESERVED = sql`not exists (select 1 from "reservationArticles" as "ra" where "ra"."idArticle" = "articles"."idArticle")`;
 
-/**
- * Changes an article's attributes in place: only while it still has exactly `expectedCount`
- * copies and none in a cart (reserved copies keep the attributes they were reserved with).
- */
-export async function updateInPlace(
-  db: Executor,
-  idArticle: number,
-  expectedCount: number,
-  a: ArticleAttributeRow,
-  now: number,
-): Promise<boolean> {
-  return changed(
-    await sql`update "articles" set "idLanguage" = ${a.idLanguage}, "comments" = ${a.comments},
-      "price" = ${a.price}, "condition" = ${a.condition}, "isFoil" = ${a.isFoil},
-      "isSigned" = ${a.isSigned}, "isAltered" = ${a.isAltered}, "isPlayset" = ${a.isPlayset},
-      "isFirstEd" = ${a.isFirstEd}, "isReverseHolo" = ${a.isReverseHolo}, "lastEdited" = ${now}
-      where "idArticle" = ${idArticle} and "count" = ${expectedCount} and ${NOT_RESERVED}`.execute(db),
-  );
-}
-
-/** The attributes an in-place change writes (all of them: the statement's text never varies). */
+/** The attributes an article's change in place writes. */
 export type ArticleAttributeRow = Pick<
   Article,
   | 'idLanguage'

@@ -280,28 +280,43 @@ export interface AlertWant extends Want {
   listName: string;
 }
 
-/** Wants with a mail alert for this product or its metaproduct, of users other than the seller. */
-export async function alertWants(
+/** Several products' facts a want matches on, by id (absent ids do not exist). */
+export async function targetProducts(
   db: Executor,
-  idProduct: number,
-  idMetaproduct: number | null,
-  idGame: number,
-  seller: number,
-  { mailAlertOnly = true }: { mailAlertOnly?: boolean } = {},
-): Promise<AlertWant[]> {
-  let q = db
+  idProducts: number[],
+): Promise<Map<number, TargetProduct>> {
+  const ids = [...new Set(idProducts)];
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('products')
+    .select(['idProduct', 'idGame', 'idMetaproduct', 'enName'])
+    .where('idProduct', 'in', ids)
+    .execute();
+  return new Map(rows.map((r) => [r.idProduct, r]));
+}
+
+/**
+ * Every want on any of these products or metaproducts, in want order (`alertWants` of several
+ * listed articles at once: the caller keeps, per article, the wants `alertWants` would return).
+ */
+export async function alertWantsOfAny(
+  db: Executor,
+  idProducts: number[],
+  idMetaproducts: number[],
+): Promise<Array<AlertWant & { listGame: number }>> {
+  const products = [...new Set(idProducts)];
+  const metas = [...new Set(idMetaproducts)];
+  if (products.length === 0) return [];
+  return db
     .selectFrom('wants as w')
     .innerJoin('wantslists as l', 'l.idWantslist', 'w.idWantslist')
     .selectAll('w')
-    .select(['l.idUser', 'l.name as listName'])
-    .where('l.idGame', '=', idGame)
-    .where('l.idUser', '<>', seller)
+    .select(['l.idUser', 'l.name as listName', 'l.idGame as listGame'])
     .where((eb) =>
-      idMetaproduct === null
-        ? eb('w.idProduct', '=', idProduct)
-        : eb.or([eb('w.idProduct', '=', idProduct), eb('w.idMetaproduct', '=', idMetaproduct)]),
+      metas.length === 0
+        ? eb('w.idProduct', 'in', products)
+        : eb.or([eb('w.idProduct', 'in', products), eb('w.idMetaproduct', 'in', metas)]),
     )
-    .orderBy('w.seq');
-  if (mailAlertOnly) q = q.where('w.mailAlert', '=', 1);
-  return q.execute();
+    .orderBy('w.seq')
+    .execute();
 }
