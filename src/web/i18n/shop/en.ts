@@ -197,4 +197,6 @@ export const shopEn = {
   'flash.orderPaid': 'Order #{idOrder} is paid: the seller can send it.',
 
   'errors.test_money_production': 'Test money exists only in the sandbox.',
+  'errors.shipping_address_incomplete':
+    'The shipping address is incomplete: fill in the name, street, postcode, city and country under Shipping address, save it, then buy.',
 };

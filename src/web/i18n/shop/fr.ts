@@ -195,4 +195,6 @@ export const shopFr: Record<keyof typeof shopEn, string> = {
   'flash.orderPaid': 'La commande n° {idOrder} est payée : le vendeur peut l’envoyer.',
 
   'errors.test_money_production': 'L’argent de test n’existe que dans le bac à sable.',
+  'errors.shipping_address_incomplete':
+    'L’adresse de livraison est incomplète : remplissez le nom, la rue, le code postal, la ville et le pays sous Adresse de livraison, enregistrez-la, puis achetez.',
 };
