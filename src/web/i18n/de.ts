@@ -23,6 +23,8 @@ export const de = {
   'home.toProfile': 'Zu Ihrem Profil',
   'home.apiHeading': 'Die API',
   'home.apiText': 'Client-Programme signieren ihre Anfragen mit OAuth 1.0 für diese Basisadresse:',
+  'home.docs': 'Die API-Referenz: jede Ressource, das Signieren, Beispiele',
+  'home.debugger': 'Der Signatur-Debugger: warum eine Anfrage 401 bekam',
 
   'field.username': 'Benutzername',
   'field.email': 'E-Mail-Adresse',

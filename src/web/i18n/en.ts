@@ -22,6 +22,8 @@ export const en = {
   'home.toProfile': 'Go to your profile',
   'home.apiHeading': 'The API',
   'home.apiText': 'Client programs sign their requests with OAuth 1.0 against this base address:',
+  'home.docs': 'The API reference: every resource, how to sign, examples',
+  'home.debugger': 'The signature debugger: why a request answered 401',
 
   'field.username': 'Username',
   'field.email': 'Email address',

@@ -23,6 +23,8 @@ export const es = {
   'home.toProfile': 'Ir a tu perfil',
   'home.apiHeading': 'La API',
   'home.apiText': 'Los programas cliente firman sus peticiones con OAuth 1.0 para esta dirección base:',
+  'home.docs': 'La referencia de la API: cada recurso, cómo firmar, ejemplos',
+  'home.debugger': 'El depurador de firmas: por qué una petición recibió 401',
 
   'field.username': 'Nombre de usuario',
   'field.email': 'Correo electrónico',

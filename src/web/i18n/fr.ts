@@ -23,6 +23,8 @@ export const fr = {
   'home.toProfile': 'Aller à votre profil',
   'home.apiHeading': 'L’API',
   'home.apiText': 'Les programmes clients signent leurs requêtes avec OAuth 1.0 pour cette adresse de base :',
+  'home.docs': 'La référence de l’API : chaque ressource, la signature, des exemples',
+  'home.debugger': 'Le débogueur de signature : pourquoi une requête a reçu 401',
 
   'field.username': 'Nom d’utilisateur',
   'field.email': 'Adresse e-mail',

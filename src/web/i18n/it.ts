@@ -23,6 +23,8 @@ export const it = {
   'home.toProfile': 'Vai al tuo profilo',
   'home.apiHeading': 'L’API',
   'home.apiText': 'I programmi client firmano le loro richieste con OAuth 1.0 per questo indirizzo di base:',
+  'home.docs': 'Il riferimento dell’API: ogni risorsa, come firmare, esempi',
+  'home.debugger': 'Il debugger delle firme: perché una richiesta ha ricevuto 401',
 
   'field.username': 'Nome utente',
   'field.email': 'Indirizzo e-mail',
