@@ -201,7 +201,7 @@ export const de = {
   'requests.duration': 'Dauer',
   'requests.app': 'App',
   'requests.code': 'Fehlercode',
-  'requests.count': '{total} Anfragen',
+  'requests.count': '{total} {total|Anfrage|Anfragen}',
   'requests.pageOf': 'Seite {page} von {pages}',
   'requests.newer': 'Neuere',
   'requests.older': 'Ältere',

@@ -198,7 +198,7 @@ export const en = {
   'requests.duration': 'Duration',
   'requests.app': 'App',
   'requests.code': 'Error code',
-  'requests.count': '{total} requests',
+  'requests.count': '{total} {total|request|requests}',
   'requests.pageOf': 'Page {page} of {pages}',
   'requests.newer': 'Newer',
   'requests.older': 'Older',
@@ -286,7 +286,7 @@ export const en = {
 
   'flash.registered': 'Welcome, {username}! Your account is ready.',
   'flash.signedOut': 'You are signed out.',
-  'flash.signedOutEverywhere': 'You are signed out everywhere ({count} browsers).',
+  'flash.signedOutEverywhere': 'You are signed out everywhere ({count} {count|browser|browsers}).',
   'flash.resetSent':
     'If that account exists, a link to set a new password is on its way to its email address.',
   'flash.resetNoMail': 'This server sends no email: ask its operator for a reset link.',

@@ -199,7 +199,7 @@ export const es = {
   'requests.duration': 'Duración',
   'requests.app': 'App',
   'requests.code': 'Código de error',
-  'requests.count': '{total} peticiones',
+  'requests.count': '{total} {total|petición|peticiones}',
   'requests.pageOf': 'Página {page} de {pages}',
   'requests.newer': 'Más recientes',
   'requests.older': 'Más antiguas',
@@ -285,7 +285,8 @@ export const es = {
 
   'flash.registered': '¡Bienvenido, {username}! Tu cuenta está lista.',
   'flash.signedOut': 'Has cerrado la sesión.',
-  'flash.signedOutEverywhere': 'Has cerrado la sesión en todas partes ({count} navegadores).',
+  'flash.signedOutEverywhere':
+    'Has cerrado la sesión en todas partes ({count} {count|navegador|navegadores}).',
   'flash.resetSent':
     'Si esa cuenta existe, un enlace para elegir una nueva contraseña va de camino a su correo.',
   'flash.resetNoMail': 'Este servidor no envía correos: pide un enlace a su operador.',

@@ -199,7 +199,7 @@ export const fr = {
   'requests.duration': 'Durée',
   'requests.app': 'App',
   'requests.code': 'Code d’erreur',
-  'requests.count': '{total} requêtes',
+  'requests.count': '{total} {total|requête|requêtes}',
   'requests.pageOf': 'Page {page} sur {pages}',
   'requests.newer': 'Plus récentes',
   'requests.older': 'Plus anciennes',
@@ -287,7 +287,7 @@ export const fr = {
 
   'flash.registered': 'Bienvenue, {username} ! Votre compte est prêt.',
   'flash.signedOut': 'Vous êtes déconnecté.',
-  'flash.signedOutEverywhere': 'Vous êtes déconnecté partout ({count} navigateurs).',
+  'flash.signedOutEverywhere': 'Vous êtes déconnecté partout ({count} {count|navigateur|navigateurs}).',
   'flash.resetSent':
     'Si ce compte existe, un lien pour choisir un nouveau mot de passe part vers son adresse e-mail.',
   'flash.resetNoMail': 'Ce serveur n’envoie pas d’e-mails : demandez un lien à son opérateur.',

@@ -40,6 +40,9 @@ describe('the website dictionaries', () => {
       translator('en')('flash.checkedOut', { count: 1 }),
       'Bought: 1 order is waiting for your payment.',
     );
+    assert.equal(translator('en')('requests.count', { total: 1 }), '1 request');
+    assert.equal(translator('de')('nav.unread', { count: 1 }), '1 ungelesene Nachricht');
+    assert.equal(translator('fr')('nav.unread', { count: 3 }), '3 messages non lus');
     assert.equal(translator('it')('seller.salesCount', { sales: 1, items: 3 }), '1 vendita, 3 carte vendute');
     assert.equal(translator('es')('seller.salesCount', { sales: 2, items: 1 }), '2 ventas, 1 carta vendida');
   });

@@ -201,7 +201,7 @@ export const it = {
   'requests.duration': 'Durata',
   'requests.app': 'App',
   'requests.code': 'Codice di errore',
-  'requests.count': '{total} richieste',
+  'requests.count': '{total} {total|richiesta|richieste}',
   'requests.pageOf': 'Pagina {page} di {pages}',
   'requests.newer': 'Più recenti',
   'requests.older': 'Più vecchie',
