@@ -441,9 +441,16 @@ for (const dialect of DIALECTS) {
       // Too little money for the dear one: the domain's reason beside it, nothing charged.
       const refused = await client.web.post(`/balance/orders/${dear.idOrder}/pay`);
       assert.equal(refused.status, 400);
+      // In the reader's words, not the operator's (audit: it was the CLI's English on every page).
       assert.ok(
-        refused.text.includes(`id="order-${dear.idOrder}-error">The buyer&#39;s balance is less than`),
+        refused.text.includes(
+          `id="order-${dear.idOrder}-error">Your balance does not cover this order’s total`,
+        ),
+        refused.text.match(/id="order-\d+-error">[^<]*/)?.[0],
       );
+      const refusedDe = await client.web.post(`/balance/orders/${dear.idOrder}/pay?lang=de`);
+      assert.equal(refusedDe.status, 400);
+      assert.ok(refusedDe.text.includes('Ihr Guthaben deckt die Summe dieser Bestellung nicht'));
       assert.equal((await balances(server, client.user.idUser)).moneyBalance, 1_000);
 
       // Another user cannot pay it (404), nor the seller.

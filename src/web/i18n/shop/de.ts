@@ -196,6 +196,8 @@ export const shopDe: Record<keyof typeof shopEn, string> = {
   'flash.orderPaid': 'Bestellung Nr. {idOrder} ist bezahlt: der Verkäufer kann sie versenden.',
 
   'errors.test_money_production': 'Testgeld gibt es nur in der Sandbox.',
+  'errors.balance_too_low':
+    'Ihr Guthaben deckt die Summe dieser Bestellung nicht: Laden Sie es zuerst auf, dann bezahlen Sie.',
   'errors.shipping_address_incomplete':
     'Die Lieferadresse ist unvollständig: Tragen Sie unter Lieferadresse Name, Straße, Postleitzahl, Ort und Land ein, speichern Sie sie und kaufen Sie dann.',
 };

@@ -197,6 +197,7 @@ export const shopEn = {
   'flash.orderPaid': 'Order #{idOrder} is paid: the seller can send it.',
 
   'errors.test_money_production': 'Test money exists only in the sandbox.',
+  'errors.balance_too_low': 'Your balance does not cover this order’s total: top it up first, then pay.',
   'errors.shipping_address_incomplete':
     'The shipping address is incomplete: fill in the name, street, postcode, city and country under Shipping address, save it, then buy.',
 };

@@ -197,6 +197,7 @@ export const shopEs: Record<keyof typeof shopEn, string> = {
   'flash.orderPaid': 'El pedido n.º {idOrder} está pagado: el vendedor puede enviarlo.',
 
   'errors.test_money_production': 'El dinero de prueba solo existe en el entorno de pruebas.',
+  'errors.balance_too_low': 'Tu saldo no cubre el total de este pedido: recárgalo primero y luego paga.',
   'errors.shipping_address_incomplete':
     'La dirección de envío está incompleta: rellena el nombre, la calle, el código postal, la ciudad y el país en Dirección de envío, guárdala y luego compra.',
 };

@@ -195,6 +195,8 @@ export const shopFr: Record<keyof typeof shopEn, string> = {
   'flash.orderPaid': 'La commande n° {idOrder} est payée : le vendeur peut l’envoyer.',
 
   'errors.test_money_production': 'L’argent de test n’existe que dans le bac à sable.',
+  'errors.balance_too_low':
+    'Votre solde ne couvre pas le total de cette commande : approvisionnez-le d’abord, puis payez.',
   'errors.shipping_address_incomplete':
     'L’adresse de livraison est incomplète : remplissez le nom, la rue, le code postal, la ville et le pays sous Adresse de livraison, enregistrez-la, puis achetez.',
 };

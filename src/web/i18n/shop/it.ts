@@ -195,6 +195,7 @@ export const shopIt: Record<keyof typeof shopEn, string> = {
   'flash.orderPaid': 'L’ordine n. {idOrder} è pagato: il venditore può spedirlo.',
 
   'errors.test_money_production': 'Il denaro di prova esiste solo nella sandbox.',
+  'errors.balance_too_low': 'Il tuo saldo non copre il totale di questo ordine: ricaricalo prima, poi paga.',
   'errors.shipping_address_incomplete':
     'L’indirizzo di spedizione è incompleto: compila nome, via, CAP, città e paese in Indirizzo di spedizione, salvalo e poi compra.',
 };
