@@ -41,6 +41,17 @@ describeUnless(NO_BROWSER, 'the API reference in a browser', () => {
     assert.equal(await operation.first().isVisible(), true);
     await page.goto(`${server.url}/docs#tag/account/operation/getAccount`);
     await operation.first().waitFor({ timeout: 60_000 });
+    // Its recorded example (docs/openapi-examples.json): the signed request, and the demo seller's
+    // account as the answer, in the panel beside the operation.
+    const section = page.locator('[data-section-id="operation/getAccount"]');
+    await section.getByText('Signed request (demo data)').first().waitFor({ timeout: 60_000 });
+    await section
+      .getByText(/oauth_consumer_key=/)
+      .first()
+      .waitFor({ timeout: 60_000 });
+    const sample = section.getByText(/demo-seller/).first();
+    await sample.waitFor({ timeout: 60_000 });
+    assert.equal(await sample.isVisible(), true);
     assert.deepEqual(refused, []);
     assert.deepEqual(outside, [], 'the page loads nothing from elsewhere');
   });
