@@ -673,6 +673,11 @@ for (const dialect of DIALECTS) {
       assert.match(home.text, /<a href="\/docs">La référence de l’API/);
       assert.match(home.text, /<a href="\/signature-debugger">Le débogueur de signature/);
       assert.match(home.text, /<link rel="icon" href="data:,">/);
+      // The profile speaks of its own forms, not of API calls (it said "POST /account/selleractivation").
+      await visitor.register(uniqueName('seller'));
+      const profile = await visitor.get('/profile');
+      assert.match(profile.text, /activez votre compte vendeur avec vos coordonnées bancaires ci-dessous/);
+      assert.doesNotMatch(profile.text, /\/account\/selleractivation/);
       for (const path of ['/docs', '/signature-debugger']) {
         assert.equal((await visitor.get(path)).status, 200, path);
       }

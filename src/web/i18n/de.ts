@@ -102,14 +102,13 @@ export const de = {
   'profile.sellerActivation': 'Verkaufen',
 
   'activation.state0':
-    'Sie können kaufen, aber noch nicht verkaufen: Aktivieren Sie dazu Ihr Verkäuferkonto (POST /account/selleractivation mit Ihrer Bankverbindung).',
+    'Sie können kaufen, aber noch nicht verkaufen: Aktivieren Sie dazu Ihr Verkäuferkonto mit Ihrer Bankverbindung unten.',
   'activation.state1':
     'Verkäuferaktivierung beantragt: Zwei kleine Überweisungen sind auf dem Weg zu Ihrem Bankkonto.',
   'activation.state2': 'Zwei Überweisungen sind auf Ihrem Bankkonto eingegangen.',
   'activation.state3': 'Ihr Verkäuferkonto ist aktiviert: Sie können verkaufen.',
   'activation.transfers': 'Diese Beträge wurden an {iban} überwiesen:',
-  'activation.confirm':
-    'Bestätigen Sie sie mit PUT /account/selleractivation (amount1, amount2), um mit dem Verkaufen zu beginnen.',
+  'activation.confirm': 'Tragen Sie die beiden Beträge unten ein, um mit dem Verkaufen zu beginnen.',
   'activation.arrive': 'Sie kommen am {when} an.',
 
   'apps.heading': 'Ihre Apps',

@@ -101,14 +101,13 @@ export const en = {
   'profile.sellerActivation': 'Selling',
 
   'activation.state0':
-    'You may buy, but not sell yet: to sell, activate your seller account (POST /account/selleractivation with your bank details).',
+    'You may buy, but not sell yet: to sell, activate your seller account with your bank details below.',
   'activation.state1':
     'Seller activation requested: two small transfers are on their way to your bank account.',
   'activation.state2': 'Two transfers have arrived on your bank account.',
   'activation.state3': 'Your seller account is activated: you may sell.',
   'activation.transfers': 'These are the amounts sent to {iban}:',
-  'activation.confirm':
-    'Confirm them with PUT /account/selleractivation (amount1, amount2) to start selling.',
+  'activation.confirm': 'Type the two amounts below to start selling.',
   'activation.arrive': 'They arrive on {when}.',
 
   'apps.heading': 'Your apps',

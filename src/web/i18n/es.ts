@@ -102,14 +102,13 @@ export const es = {
   'profile.sellerActivation': 'Vender',
 
   'activation.state0':
-    'Puedes comprar, pero aún no vender: para vender, activa tu cuenta de vendedor (POST /account/selleractivation con tus datos bancarios).',
+    'Puedes comprar, pero aún no vender: para vender, activa tu cuenta de vendedor con tus datos bancarios abajo.',
   'activation.state1':
     'Activación de vendedor solicitada: dos pequeñas transferencias van de camino a tu cuenta bancaria.',
   'activation.state2': 'Dos transferencias han llegado a tu cuenta bancaria.',
   'activation.state3': 'Tu cuenta de vendedor está activada: puedes vender.',
   'activation.transfers': 'Estos son los importes enviados a {iban}:',
-  'activation.confirm':
-    'Confírmalos con PUT /account/selleractivation (amount1, amount2) para empezar a vender.',
+  'activation.confirm': 'Escribe los dos importes abajo para empezar a vender.',
   'activation.arrive': 'Llegan el {when}.',
 
   'apps.heading': 'Tus aplicaciones',

@@ -102,14 +102,13 @@ export const fr = {
   'profile.sellerActivation': 'Vente',
 
   'activation.state0':
-    'Vous pouvez acheter, mais pas encore vendre : pour vendre, activez votre compte vendeur (POST /account/selleractivation avec vos coordonnées bancaires).',
+    'Vous pouvez acheter, mais pas encore vendre : pour vendre, activez votre compte vendeur avec vos coordonnées bancaires ci-dessous.',
   'activation.state1':
     'Activation vendeur demandée : deux petits virements sont en route vers votre compte bancaire.',
   'activation.state2': 'Deux virements sont arrivés sur votre compte bancaire.',
   'activation.state3': 'Votre compte vendeur est activé : vous pouvez vendre.',
   'activation.transfers': 'Voici les montants envoyés à {iban} :',
-  'activation.confirm':
-    'Confirmez-les avec PUT /account/selleractivation (amount1, amount2) pour commencer à vendre.',
+  'activation.confirm': 'Saisissez les deux montants ci-dessous pour commencer à vendre.',
   'activation.arrive': 'Ils arrivent le {when}.',
 
   'apps.heading': 'Vos applications',
