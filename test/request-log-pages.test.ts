@@ -237,6 +237,18 @@ for (const dialect of DIALECTS) {
         assert.equal(res.status, 400, query);
         assert.match(textOf(res.text), message, query);
       }
+      // A refused filter keeps the app the user picked (the list used to come back empty), and the
+      // App column names the app rather than showing its bare id (audit of issue 15).
+      await me.api.get('/account');
+      await flush(server);
+      const listed = await me.web.get('/requests');
+      assert.match(listed.text, new RegExp(`<td>Bot \\(${me.cred.idApp}\\)</td>`));
+      const refused = await me.web.get(`/requests?status=abc&idApp=${me.cred.idApp}`);
+      assert.equal(refused.status, 400);
+      assert.match(
+        refused.text,
+        new RegExp(`<option value="${me.cred.idApp}" selected>Bot \\(${me.cred.idApp}\\)`),
+      );
       assert.equal((await me.web.get('/requests?page=abc')).status, 200);
       assert.equal((await me.web.get('/requests?page=99999999999')).status, 200);
       assert.equal((await me.web.get('/signature-debugger?request=1&request=2')).status, 404);

@@ -441,9 +441,16 @@ for (const dialect of DIALECTS) {
       // Too little money for the dear one: the domain's reason beside it, nothing charged.
       const refused = await client.web.post(`/balance/orders/${dear.idOrder}/pay`);
       assert.equal(refused.status, 400);
+      // In the reader's words, not the operator's (audit: it was the CLI's English on every page).
       assert.ok(
-        refused.text.includes(`id="order-${dear.idOrder}-error">The buyer&#39;s balance is less than`),
+        refused.text.includes(
+          `id="order-${dear.idOrder}-error">Your balance does not cover this order’s total`,
+        ),
+        refused.text.match(/id="order-\d+-error">[^<]*/)?.[0],
       );
+      const refusedDe = await client.web.post(`/balance/orders/${dear.idOrder}/pay?lang=de`);
+      assert.equal(refusedDe.status, 400);
+      assert.ok(refusedDe.text.includes('Ihr Guthaben deckt die Summe dieser Bestellung nicht'));
       assert.equal((await balances(server, client.user.idUser)).moneyBalance, 1_000);
 
       // Another user cannot pay it (404), nor the seller.
@@ -490,22 +497,47 @@ for (const dialect of DIALECTS) {
       assert.match(textOf((await client.web.get('/balance')).text), /You have no orders to pay/);
     });
 
-    it('refuses a checkout without an address, with the API’s reason', async () => {
-      const client = await webTrader(server, { name: 'noaddress', country: 'FR' });
-      await server.services.database.db
-        .updateTable('users')
-        .set({ street: '' })
-        .where('idUser', '=', client.user.idUser)
-        .execute();
+    it('refuses a checkout without an address, in the reader’s language and without API calls', async () => {
+      // A newcomer registers without a street; the page used to show the API's English text, which
+      // tells a browser user to call PUT /shoppingcart/shippingaddress (audit of issue 17).
       const product = await createProduct(server, { enName: 'No Address Card' });
-      const x = await offer(server, seller.user, { product, price: 100 });
-      await addToCart(client.api, [[x.idArticle, 1]]);
-      await client.web.get('/cart');
-      const ordersBefore = await countRows(server, 'orders');
-      const res = await client.web.post('/cart/checkout');
-      assert.equal(res.status, 400);
-      assert.match(res.text, /id="checkout-error">The shipping address has no street/);
-      assert.equal(await countRows(server, 'orders'), ordersBefore);
+      const expected = [
+        [1, 'The shipping address is incomplete: fill in the name, street'],
+        [3, 'Die Lieferadresse ist unvollständig: Tragen Sie unter Lieferadresse'],
+      ] as const;
+      for (const [idDisplayLanguage, text] of expected) {
+        const client = await webTrader(server, {
+          name: `noaddress${idDisplayLanguage}`,
+          country: 'FR',
+          idDisplayLanguage,
+        });
+        await server.services.database.db
+          .updateTable('users')
+          .set({ street: '' })
+          .where('idUser', '=', client.user.idUser)
+          .execute();
+        const x = await offer(server, seller.user, { product, price: 100 });
+        await addToCart(client.api, [[x.idArticle, 1]]);
+        await client.web.get('/cart');
+        const ordersBefore = await countRows(server, 'orders');
+        const res = await client.web.post('/cart/checkout');
+        assert.equal(res.status, 400);
+        assert.ok(
+          res.text.includes(`id="checkout-error">${text}`),
+          res.text.match(/id="checkout-error">[^<]*/)?.[0],
+        );
+        assert.doesNotMatch(res.text, /PUT \/shoppingcart/);
+        assert.equal(await countRows(server, 'orders'), ordersBefore);
+        // The API keeps its own description and now names the case with a code, in both formats.
+        const api = await client.api.put('/shoppingcart/checkout', undefined, { json: true });
+        assert.equal(api.status, 400);
+        assert.match(api.json.mkm_error_description, /^The shipping address has no street: set it with PUT/);
+        assert.equal(api.json.internal_error_code, 'shipping_address_incomplete');
+        const xml = await client.api.put('/shoppingcart/checkout');
+        assert.equal(xml.status, 400);
+        assert.match(xml.text, /<internal_error_code>shipping_address_incomplete<\/internal_error_code>/);
+        assert.equal(await countRows(server, 'orders'), ordersBefore);
+      }
     });
 
     it('speaks the reader’s display language and writes euros as they do', async () => {

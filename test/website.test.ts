@@ -665,6 +665,24 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    it('links the API reference and the signature debugger from the front page, in the reader’s language', async () => {
+      // A client developer starts at the front page: /docs and the debugger were linked from nowhere
+      // (audit of issue 15), and every page made browsers ask for a /favicon.ico that is a 404.
+      const visitor = new WebClient(server, { acceptLanguage: 'fr' });
+      const home = await visitor.get('/');
+      assert.match(home.text, /<a href="\/docs">La référence de l’API/);
+      assert.match(home.text, /<a href="\/signature-debugger">Le débogueur de signature/);
+      assert.match(home.text, /<link rel="icon" href="data:,">/);
+      // The profile speaks of its own forms, not of API calls (it said "POST /account/selleractivation").
+      await visitor.register(uniqueName('seller'));
+      const profile = await visitor.get('/profile');
+      assert.match(profile.text, /activez votre compte vendeur avec vos coordonnées bancaires ci-dessous/);
+      assert.doesNotMatch(profile.text, /\/account\/selleractivation/);
+      for (const path of ['/docs', '/signature-debugger']) {
+        assert.equal((await visitor.get(path)).status, 200, path);
+      }
+    });
+
     it('keeps the API’s wire: no cookies, XML error bodies, 417 for forms under /ws; HTML 404 elsewhere', async () => {
       const client = await createTestClient(server);
       const form = await client.api.post('/account/coupon', 'couponCode=x', {

@@ -44,7 +44,8 @@ function requireAddress(a: PostalAddress): void {
     if (!a[field]?.trim()) {
       throw badRequest(
         `The shipping address has no ${field}: set it with PUT /shoppingcart/shippingaddress before checking out.`,
-        { field: 'shippingAddress' },
+        // The code lets the cart page say it in the reader's language, without the API call.
+        { field: 'shippingAddress', code: 'shipping_address_incomplete' },
       );
     }
   }

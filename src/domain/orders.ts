@@ -378,6 +378,8 @@ export async function payOrderInTx(tx: Executor, order: Order, now: number): Pro
   if (!charge) {
     throw preconditionFailed(
       `The buyer's balance is less than the order's total of ${formatCents(order.totalValue)}; top it up first.`,
+      // The balance page says it in the reader's language through this code.
+      { code: 'balance_too_low' },
     );
   }
   await transition(tx, order, 'paid', now, {

@@ -139,6 +139,11 @@ export interface RequestLogPage {
   apps: Array<{ idApp: number; name: string | null }>;
 }
 
+/** The apps that appear in the user's request log, for the app filter and the App column. */
+export async function requestLogApps(ctx: DomainContext, idUser: number): Promise<RequestLogPage['apps']> {
+  return appsInRequestLog(ctx.database.db, idUser);
+}
+
 /** A page of the user's own requests, newest first, filtered by status, path and app. */
 export async function listRequests(
   ctx: DomainContext,

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { explainSignature } from '../auth/explain.js';
-import { getRequest, listRequests, type RequestLogQuery } from '../domain/request-log.js';
+import { getRequest, listRequests, type RequestLogQuery, requestLogApps } from '../domain/request-log.js';
 import { badRequest } from '../errors.js';
 import type { Services } from '../services.js';
 import { fields, formErrors } from './forms.js';
@@ -45,7 +45,9 @@ export function requestPages(app: FastifyInstance, services: Services): void {
       return render(request, reply, 'requests', { ...model, result, errors: {} });
     } catch (err) {
       const errors = formErrors(request.t, err, FILTERS);
-      const empty = { rows: [], total: 0, page: 1, pages: 1, apps: [] };
+      // The app filter keeps its choices, so the user's pick survives the refused form.
+      const apps = await requestLogApps(services, request.user!.idUser);
+      const empty = { rows: [], total: 0, page: 1, pages: 1, apps };
       return render(request, reply, 'requests', { ...model, result: empty, errors }, 400);
     }
   });

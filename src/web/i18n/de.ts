@@ -23,6 +23,8 @@ export const de = {
   'home.toProfile': 'Zu Ihrem Profil',
   'home.apiHeading': 'Die API',
   'home.apiText': 'Client-Programme signieren ihre Anfragen mit OAuth 1.0 für diese Basisadresse:',
+  'home.docs': 'Die API-Referenz: jede Ressource, das Signieren, Beispiele',
+  'home.debugger': 'Der Signatur-Debugger: warum eine Anfrage 401 bekam',
 
   'field.username': 'Benutzername',
   'field.email': 'E-Mail-Adresse',
@@ -100,14 +102,13 @@ export const de = {
   'profile.sellerActivation': 'Verkaufen',
 
   'activation.state0':
-    'Sie können kaufen, aber noch nicht verkaufen: Aktivieren Sie dazu Ihr Verkäuferkonto (POST /account/selleractivation mit Ihrer Bankverbindung).',
+    'Sie können kaufen, aber noch nicht verkaufen: Aktivieren Sie dazu Ihr Verkäuferkonto mit Ihrer Bankverbindung unten.',
   'activation.state1':
     'Verkäuferaktivierung beantragt: Zwei kleine Überweisungen sind auf dem Weg zu Ihrem Bankkonto.',
   'activation.state2': 'Zwei Überweisungen sind auf Ihrem Bankkonto eingegangen.',
   'activation.state3': 'Ihr Verkäuferkonto ist aktiviert: Sie können verkaufen.',
   'activation.transfers': 'Diese Beträge wurden an {iban} überwiesen:',
-  'activation.confirm':
-    'Bestätigen Sie sie mit PUT /account/selleractivation (amount1, amount2), um mit dem Verkaufen zu beginnen.',
+  'activation.confirm': 'Tragen Sie die beiden Beträge unten ein, um mit dem Verkaufen zu beginnen.',
   'activation.arrive': 'Sie kommen am {when} an.',
 
   'apps.heading': 'Ihre Apps',
@@ -199,7 +200,7 @@ export const de = {
   'requests.duration': 'Dauer',
   'requests.app': 'App',
   'requests.code': 'Fehlercode',
-  'requests.count': '{total} Anfragen',
+  'requests.count': '{total} {total|Anfrage|Anfragen}',
   'requests.pageOf': 'Seite {page} von {pages}',
   'requests.newer': 'Neuere',
   'requests.older': 'Ältere',

@@ -22,6 +22,8 @@ export const en = {
   'home.toProfile': 'Go to your profile',
   'home.apiHeading': 'The API',
   'home.apiText': 'Client programs sign their requests with OAuth 1.0 against this base address:',
+  'home.docs': 'The API reference: every resource, how to sign, examples',
+  'home.debugger': 'The signature debugger: why a request answered 401',
 
   'field.username': 'Username',
   'field.email': 'Email address',
@@ -99,14 +101,13 @@ export const en = {
   'profile.sellerActivation': 'Selling',
 
   'activation.state0':
-    'You may buy, but not sell yet: to sell, activate your seller account (POST /account/selleractivation with your bank details).',
+    'You may buy, but not sell yet: to sell, activate your seller account with your bank details below.',
   'activation.state1':
     'Seller activation requested: two small transfers are on their way to your bank account.',
   'activation.state2': 'Two transfers have arrived on your bank account.',
   'activation.state3': 'Your seller account is activated: you may sell.',
   'activation.transfers': 'These are the amounts sent to {iban}:',
-  'activation.confirm':
-    'Confirm them with PUT /account/selleractivation (amount1, amount2) to start selling.',
+  'activation.confirm': 'Type the two amounts below to start selling.',
   'activation.arrive': 'They arrive on {when}.',
 
   'apps.heading': 'Your apps',
@@ -196,7 +197,7 @@ export const en = {
   'requests.duration': 'Duration',
   'requests.app': 'App',
   'requests.code': 'Error code',
-  'requests.count': '{total} requests',
+  'requests.count': '{total} {total|request|requests}',
   'requests.pageOf': 'Page {page} of {pages}',
   'requests.newer': 'Newer',
   'requests.older': 'Older',
@@ -284,7 +285,7 @@ export const en = {
 
   'flash.registered': 'Welcome, {username}! Your account is ready.',
   'flash.signedOut': 'You are signed out.',
-  'flash.signedOutEverywhere': 'You are signed out everywhere ({count} browsers).',
+  'flash.signedOutEverywhere': 'You are signed out everywhere ({count} {count|browser|browsers}).',
   'flash.resetSent':
     'If that account exists, a link to set a new password is on its way to its email address.',
   'flash.resetNoMail': 'This server sends no email: ask its operator for a reset link.',

@@ -23,6 +23,8 @@ export const es = {
   'home.toProfile': 'Ir a tu perfil',
   'home.apiHeading': 'La API',
   'home.apiText': 'Los programas cliente firman sus peticiones con OAuth 1.0 para esta dirección base:',
+  'home.docs': 'La referencia de la API: cada recurso, cómo firmar, ejemplos',
+  'home.debugger': 'El depurador de firmas: por qué una petición recibió 401',
 
   'field.username': 'Nombre de usuario',
   'field.email': 'Correo electrónico',
@@ -100,14 +102,13 @@ export const es = {
   'profile.sellerActivation': 'Vender',
 
   'activation.state0':
-    'Puedes comprar, pero aún no vender: para vender, activa tu cuenta de vendedor (POST /account/selleractivation con tus datos bancarios).',
+    'Puedes comprar, pero aún no vender: para vender, activa tu cuenta de vendedor con tus datos bancarios abajo.',
   'activation.state1':
     'Activación de vendedor solicitada: dos pequeñas transferencias van de camino a tu cuenta bancaria.',
   'activation.state2': 'Dos transferencias han llegado a tu cuenta bancaria.',
   'activation.state3': 'Tu cuenta de vendedor está activada: puedes vender.',
   'activation.transfers': 'Estos son los importes enviados a {iban}:',
-  'activation.confirm':
-    'Confírmalos con PUT /account/selleractivation (amount1, amount2) para empezar a vender.',
+  'activation.confirm': 'Escribe los dos importes abajo para empezar a vender.',
   'activation.arrive': 'Llegan el {when}.',
 
   'apps.heading': 'Tus aplicaciones',
@@ -197,7 +198,7 @@ export const es = {
   'requests.duration': 'Duración',
   'requests.app': 'App',
   'requests.code': 'Código de error',
-  'requests.count': '{total} peticiones',
+  'requests.count': '{total} {total|petición|peticiones}',
   'requests.pageOf': 'Página {page} de {pages}',
   'requests.newer': 'Más recientes',
   'requests.older': 'Más antiguas',
@@ -283,7 +284,8 @@ export const es = {
 
   'flash.registered': '¡Bienvenido, {username}! Tu cuenta está lista.',
   'flash.signedOut': 'Has cerrado la sesión.',
-  'flash.signedOutEverywhere': 'Has cerrado la sesión en todas partes ({count} navegadores).',
+  'flash.signedOutEverywhere':
+    'Has cerrado la sesión en todas partes ({count} {count|navegador|navegadores}).',
   'flash.resetSent':
     'Si esa cuenta existe, un enlace para elegir una nueva contraseña va de camino a su correo.',
   'flash.resetNoMail': 'Este servidor no envía correos: pide un enlace a su operador.',

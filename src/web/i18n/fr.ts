@@ -23,6 +23,8 @@ export const fr = {
   'home.toProfile': 'Aller à votre profil',
   'home.apiHeading': 'L’API',
   'home.apiText': 'Les programmes clients signent leurs requêtes avec OAuth 1.0 pour cette adresse de base :',
+  'home.docs': 'La référence de l’API : chaque ressource, la signature, des exemples',
+  'home.debugger': 'Le débogueur de signature : pourquoi une requête a reçu 401',
 
   'field.username': 'Nom d’utilisateur',
   'field.email': 'Adresse e-mail',
@@ -100,14 +102,13 @@ export const fr = {
   'profile.sellerActivation': 'Vente',
 
   'activation.state0':
-    'Vous pouvez acheter, mais pas encore vendre : pour vendre, activez votre compte vendeur (POST /account/selleractivation avec vos coordonnées bancaires).',
+    'Vous pouvez acheter, mais pas encore vendre : pour vendre, activez votre compte vendeur avec vos coordonnées bancaires ci-dessous.',
   'activation.state1':
     'Activation vendeur demandée : deux petits virements sont en route vers votre compte bancaire.',
   'activation.state2': 'Deux virements sont arrivés sur votre compte bancaire.',
   'activation.state3': 'Votre compte vendeur est activé : vous pouvez vendre.',
   'activation.transfers': 'Voici les montants envoyés à {iban} :',
-  'activation.confirm':
-    'Confirmez-les avec PUT /account/selleractivation (amount1, amount2) pour commencer à vendre.',
+  'activation.confirm': 'Saisissez les deux montants ci-dessous pour commencer à vendre.',
   'activation.arrive': 'Ils arrivent le {when}.',
 
   'apps.heading': 'Vos applications',
@@ -197,7 +198,7 @@ export const fr = {
   'requests.duration': 'Durée',
   'requests.app': 'App',
   'requests.code': 'Code d’erreur',
-  'requests.count': '{total} requêtes',
+  'requests.count': '{total} {total|requête|requêtes}',
   'requests.pageOf': 'Page {page} sur {pages}',
   'requests.newer': 'Plus récentes',
   'requests.older': 'Plus anciennes',
@@ -285,7 +286,7 @@ export const fr = {
 
   'flash.registered': 'Bienvenue, {username} ! Votre compte est prêt.',
   'flash.signedOut': 'Vous êtes déconnecté.',
-  'flash.signedOutEverywhere': 'Vous êtes déconnecté partout ({count} navigateurs).',
+  'flash.signedOutEverywhere': 'Vous êtes déconnecté partout ({count} {count|navigateur|navigateurs}).',
   'flash.resetSent':
     'Si ce compte existe, un lien pour choisir un nouveau mot de passe part vers son adresse e-mail.',
   'flash.resetNoMail': 'Ce serveur n’envoie pas d’e-mails : demandez un lien à son opérateur.',

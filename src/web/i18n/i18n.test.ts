@@ -30,6 +30,23 @@ describe('the website dictionaries', () => {
     assert.match(t('errors.password_too_short', { min: 8 }), /8/);
   });
 
+  it('writes "1 card" and "2 cards" by each language’s plural rule', () => {
+    // The cart said "1 cards" and checkout "1 orders are waiting" (audit of issue 17).
+    assert.equal(translator('en')('cart.articles', { count: 1 }), '1 card');
+    assert.equal(translator('en')('cart.articles', { count: 2 }), '2 cards');
+    assert.equal(translator('fr')('cart.articles', { count: 0 }), '0 carte');
+    assert.equal(translator('de')('cart.articles', { count: 1 }), '1 Karte');
+    assert.equal(
+      translator('en')('flash.checkedOut', { count: 1 }),
+      'Bought: 1 order is waiting for your payment.',
+    );
+    assert.equal(translator('en')('requests.count', { total: 1 }), '1 request');
+    assert.equal(translator('de')('nav.unread', { count: 1 }), '1 ungelesene Nachricht');
+    assert.equal(translator('fr')('nav.unread', { count: 3 }), '3 messages non lus');
+    assert.equal(translator('it')('seller.salesCount', { sales: 1, items: 3 }), '1 vendita, 3 carte vendute');
+    assert.equal(translator('es')('seller.salesCount', { sales: 2, items: 1 }), '2 ventas, 1 carta vendida');
+  });
+
   it('picks a language from Accept-Language by weight, English otherwise', () => {
     assert.equal(langFromAcceptLanguage('de-CH,de;q=0.9,en;q=0.8'), 'de');
     assert.equal(langFromAcceptLanguage('ja,fr;q=0.5,it;q=0.7'), 'it');

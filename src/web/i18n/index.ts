@@ -31,10 +31,24 @@ export type Translator = ((key: Key, params?: Params) => string) & {
   maybe(key: string, params?: Params): string | undefined;
 };
 
-function fill(text: string, params: Params | undefined): string {
-  return params
-    ? text.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m))
-    : text;
+const pluralRules = new Map<Lang, Intl.PluralRules>();
+
+/**
+ * `{name}` takes a parameter; `{name|one|other}` picks the word by the language's plural rule for
+ * that number ("1 card", "2 cards"; French counts 0 as singular too).
+ */
+function fill(lang: Lang, text: string, params: Params | undefined): string {
+  if (!params) return text;
+  return text.replace(
+    /\{(\w+)(?:\|([^|{}]*)\|([^|{}]*))?\}/g,
+    (m, name: string, one?: string, other?: string) => {
+      if (!(name in params)) return m;
+      if (one === undefined) return String(params[name]);
+      let rules = pluralRules.get(lang);
+      if (!rules) pluralRules.set(lang, (rules = new Intl.PluralRules(lang)));
+      return rules.select(Number(params[name])) === 'one' ? one : other!;
+    },
+  );
 }
 
 const translators = new Map<Lang, Translator>();
@@ -43,9 +57,9 @@ export function translator(lang: Lang): Translator {
   let t = translators.get(lang);
   if (!t) {
     const dictionary = DICTIONARIES[lang];
-    t = Object.assign((key: Key, params?: Params) => fill(dictionary[key], params), {
+    t = Object.assign((key: Key, params?: Params) => fill(lang, dictionary[key], params), {
       maybe: (key: string, params?: Params) =>
-        key in dictionary ? fill(dictionary[key as Key], params) : undefined,
+        key in dictionary ? fill(lang, dictionary[key as Key], params) : undefined,
     });
     translators.set(lang, t);
   }

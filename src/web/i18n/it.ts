@@ -23,6 +23,8 @@ export const it = {
   'home.toProfile': 'Vai al tuo profilo',
   'home.apiHeading': 'L’API',
   'home.apiText': 'I programmi client firmano le loro richieste con OAuth 1.0 per questo indirizzo di base:',
+  'home.docs': 'Il riferimento dell’API: ogni risorsa, come firmare, esempi',
+  'home.debugger': 'Il debugger delle firme: perché una richiesta ha ricevuto 401',
 
   'field.username': 'Nome utente',
   'field.email': 'Indirizzo e-mail',
@@ -100,14 +102,13 @@ export const it = {
   'profile.sellerActivation': 'Vendere',
 
   'activation.state0':
-    'Puoi comprare, ma non ancora vendere: per vendere, attiva il tuo account venditore (POST /account/selleractivation con i tuoi dati bancari).',
+    'Puoi comprare, ma non ancora vendere: per vendere, attiva il tuo account venditore con i tuoi dati bancari qui sotto.',
   'activation.state1':
     'Attivazione venditore richiesta: due piccoli bonifici stanno arrivando sul tuo conto bancario.',
   'activation.state2': 'Due bonifici sono arrivati sul tuo conto bancario.',
   'activation.state3': 'Il tuo account venditore è attivo: puoi vendere.',
   'activation.transfers': 'Questi sono gli importi inviati a {iban}:',
-  'activation.confirm':
-    'Confermali con PUT /account/selleractivation (amount1, amount2) per iniziare a vendere.',
+  'activation.confirm': 'Inserisci i due importi qui sotto per iniziare a vendere.',
   'activation.arrive': 'Arrivano il {when}.',
 
   'apps.heading': 'Le tue app',
@@ -199,7 +200,7 @@ export const it = {
   'requests.duration': 'Durata',
   'requests.app': 'App',
   'requests.code': 'Codice di errore',
-  'requests.count': '{total} richieste',
+  'requests.count': '{total} {total|richiesta|richieste}',
   'requests.pageOf': 'Pagina {page} di {pages}',
   'requests.newer': 'Più recenti',
   'requests.older': 'Più vecchie',

@@ -130,7 +130,7 @@ export const shopDe: Record<keyof typeof shopEn, string> = {
   'seller.firstName': 'Vorname',
   'seller.reputation': 'Bewertung',
   'seller.sales': 'Verkäufe',
-  'seller.salesCount': '{sales} Verkäufe, {items} Karten verkauft',
+  'seller.salesCount': '{sales} {sales|Verkauf|Verkäufe}, {items} {items|Karte|Karten} verkauft',
   'seller.shipping': 'Versand',
   'seller.shipsFast': 'Versendet schnell',
   'seller.avgShipping': 'Versendet im Schnitt in {days} Tagen',
@@ -149,7 +149,7 @@ export const shopDe: Record<keyof typeof shopEn, string> = {
   'cart.shippingMethod': 'Versandart',
   'cart.chooseMethod': 'Wählen',
   'cart.noMethod': 'Keine Versandart befördert diese Sendung',
-  'cart.articles': '{count} Karten',
+  'cart.articles': '{count} {count|Karte|Karten}',
   'cart.shipping': 'Versand',
   'cart.total': 'Summe',
   'cart.grandTotal': 'Zu zahlen',
@@ -190,10 +190,14 @@ export const shopDe: Record<keyof typeof shopEn, string> = {
   'flash.removedFromCart': '{count} aus dem Warenkorb entfernt.',
   'flash.addressSaved': 'Lieferadresse gespeichert.',
   'flash.methodSaved': 'Versandart gespeichert.',
-  'flash.checkedOut': 'Gekauft: {count} Bestellungen warten auf Ihre Zahlung.',
+  'flash.checkedOut': 'Gekauft: {count} {count|Bestellung wartet|Bestellungen warten} auf Ihre Zahlung.',
   'flash.cartEmptied': 'Ihr Warenkorb ist leer.',
   'flash.testMoneyAdded': '{amount} Testgeld hinzugefügt.',
   'flash.orderPaid': 'Bestellung Nr. {idOrder} ist bezahlt: der Verkäufer kann sie versenden.',
 
   'errors.test_money_production': 'Testgeld gibt es nur in der Sandbox.',
+  'errors.balance_too_low':
+    'Ihr Guthaben deckt die Summe dieser Bestellung nicht: Laden Sie es zuerst auf, dann bezahlen Sie.',
+  'errors.shipping_address_incomplete':
+    'Die Lieferadresse ist unvollständig: Tragen Sie unter Lieferadresse Name, Straße, Postleitzahl, Ort und Land ein, speichern Sie sie und kaufen Sie dann.',
 };

@@ -133,7 +133,7 @@ export const shopEn = {
   'seller.firstName': 'First name',
   'seller.reputation': 'Rating',
   'seller.sales': 'Sales',
-  'seller.salesCount': '{sales} sales, {items} cards sold',
+  'seller.salesCount': '{sales} {sales|sale|sales}, {items} {items|card|cards} sold',
   'seller.shipping': 'Shipping',
   'seller.shipsFast': 'Ships fast',
   'seller.avgShipping': 'Ships in {days} days on average',
@@ -152,7 +152,7 @@ export const shopEn = {
   'cart.shippingMethod': 'Shipping method',
   'cart.chooseMethod': 'Choose',
   'cart.noMethod': 'No method carries this shipment',
-  'cart.articles': '{count} cards',
+  'cart.articles': '{count} {count|card|cards}',
   'cart.shipping': 'Shipping',
   'cart.total': 'Total',
   'cart.grandTotal': 'To pay',
@@ -191,10 +191,13 @@ export const shopEn = {
   'flash.removedFromCart': '{count} removed from your cart.',
   'flash.addressSaved': 'Shipping address saved.',
   'flash.methodSaved': 'Shipping method saved.',
-  'flash.checkedOut': 'Bought: {count} orders are waiting for your payment.',
+  'flash.checkedOut': 'Bought: {count} {count|order is|orders are} waiting for your payment.',
   'flash.cartEmptied': 'Your cart is empty.',
   'flash.testMoneyAdded': '{amount} of test money added.',
   'flash.orderPaid': 'Order #{idOrder} is paid: the seller can send it.',
 
   'errors.test_money_production': 'Test money exists only in the sandbox.',
+  'errors.balance_too_low': 'Your balance does not cover this order’s total: top it up first, then pay.',
+  'errors.shipping_address_incomplete':
+    'The shipping address is incomplete: fill in the name, street, postcode, city and country under Shipping address, save it, then buy.',
 };

@@ -131,7 +131,7 @@ export const shopEs: Record<keyof typeof shopEn, string> = {
   'seller.firstName': 'Nombre',
   'seller.reputation': 'Valoración',
   'seller.sales': 'Ventas',
-  'seller.salesCount': '{sales} ventas, {items} cartas vendidas',
+  'seller.salesCount': '{sales} {sales|venta|ventas}, {items} {items|carta vendida|cartas vendidas}',
   'seller.shipping': 'Envío',
   'seller.shipsFast': 'Envía rápido',
   'seller.avgShipping': 'Envía en {days} días de media',
@@ -150,7 +150,7 @@ export const shopEs: Record<keyof typeof shopEn, string> = {
   'cart.shippingMethod': 'Método de envío',
   'cart.chooseMethod': 'Elegir',
   'cart.noMethod': 'Ningún método lleva este envío',
-  'cart.articles': '{count} cartas',
+  'cart.articles': '{count} {count|carta|cartas}',
   'cart.shipping': 'Envío',
   'cart.total': 'Total',
   'cart.grandTotal': 'A pagar',
@@ -191,10 +191,13 @@ export const shopEs: Record<keyof typeof shopEn, string> = {
   'flash.removedFromCart': '{count} quitada(s) de tu carrito.',
   'flash.addressSaved': 'Dirección de envío guardada.',
   'flash.methodSaved': 'Método de envío guardado.',
-  'flash.checkedOut': 'Comprado: {count} pedidos esperan tu pago.',
+  'flash.checkedOut': 'Comprado: {count} {count|pedido espera|pedidos esperan} tu pago.',
   'flash.cartEmptied': 'Tu carrito está vacío.',
   'flash.testMoneyAdded': '{amount} de dinero de prueba añadidos.',
   'flash.orderPaid': 'El pedido n.º {idOrder} está pagado: el vendedor puede enviarlo.',
 
   'errors.test_money_production': 'El dinero de prueba solo existe en el entorno de pruebas.',
+  'errors.balance_too_low': 'Tu saldo no cubre el total de este pedido: recárgalo primero y luego paga.',
+  'errors.shipping_address_incomplete':
+    'La dirección de envío está incompleta: rellena el nombre, la calle, el código postal, la ciudad y el país en Dirección de envío, guárdala y luego compra.',
 };

@@ -130,7 +130,7 @@ export const shopFr: Record<keyof typeof shopEn, string> = {
   'seller.firstName': 'Prénom',
   'seller.reputation': 'Note',
   'seller.sales': 'Ventes',
-  'seller.salesCount': '{sales} ventes, {items} cartes vendues',
+  'seller.salesCount': '{sales} {sales|vente|ventes}, {items} {items|carte vendue|cartes vendues}',
   'seller.shipping': 'Expédition',
   'seller.shipsFast': 'Expédie vite',
   'seller.avgShipping': 'Expédie en {days} jours en moyenne',
@@ -149,7 +149,7 @@ export const shopFr: Record<keyof typeof shopEn, string> = {
   'cart.shippingMethod': 'Mode d’envoi',
   'cart.chooseMethod': 'Choisir',
   'cart.noMethod': 'Aucun mode d’envoi ne transporte cet envoi',
-  'cart.articles': '{count} cartes',
+  'cart.articles': '{count} {count|carte|cartes}',
   'cart.shipping': 'Envoi',
   'cart.total': 'Total',
   'cart.grandTotal': 'À payer',
@@ -189,10 +189,14 @@ export const shopFr: Record<keyof typeof shopEn, string> = {
   'flash.removedFromCart': '{count} retiré(s) de votre panier.',
   'flash.addressSaved': 'Adresse de livraison enregistrée.',
   'flash.methodSaved': 'Mode d’envoi enregistré.',
-  'flash.checkedOut': 'Acheté : {count} commandes attendent votre paiement.',
+  'flash.checkedOut': 'Acheté : {count} {count|commande attend|commandes attendent} votre paiement.',
   'flash.cartEmptied': 'Votre panier est vide.',
   'flash.testMoneyAdded': '{amount} d’argent de test ajoutés.',
   'flash.orderPaid': 'La commande n° {idOrder} est payée : le vendeur peut l’envoyer.',
 
   'errors.test_money_production': 'L’argent de test n’existe que dans le bac à sable.',
+  'errors.balance_too_low':
+    'Votre solde ne couvre pas le total de cette commande : approvisionnez-le d’abord, puis payez.',
+  'errors.shipping_address_incomplete':
+    'L’adresse de livraison est incomplète : remplissez le nom, la rue, le code postal, la ville et le pays sous Adresse de livraison, enregistrez-la, puis achetez.',
 };

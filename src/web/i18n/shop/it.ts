@@ -131,7 +131,7 @@ export const shopIt: Record<keyof typeof shopEn, string> = {
   'seller.firstName': 'Nome',
   'seller.reputation': 'Valutazione',
   'seller.sales': 'Vendite',
-  'seller.salesCount': '{sales} vendite, {items} carte vendute',
+  'seller.salesCount': '{sales} {sales|vendita|vendite}, {items} {items|carta venduta|carte vendute}',
   'seller.shipping': 'Spedizione',
   'seller.shipsFast': 'Spedisce in fretta',
   'seller.avgShipping': 'Spedisce in {days} giorni in media',
@@ -150,7 +150,7 @@ export const shopIt: Record<keyof typeof shopEn, string> = {
   'cart.shippingMethod': 'Metodo di spedizione',
   'cart.chooseMethod': 'Scegli',
   'cart.noMethod': 'Nessun metodo porta questa spedizione',
-  'cart.articles': '{count} carte',
+  'cart.articles': '{count} {count|carta|carte}',
   'cart.shipping': 'Spedizione',
   'cart.total': 'Totale',
   'cart.grandTotal': 'Da pagare',
@@ -189,10 +189,13 @@ export const shopIt: Record<keyof typeof shopEn, string> = {
   'flash.removedFromCart': '{count} rimossa/e dal carrello.',
   'flash.addressSaved': 'Indirizzo di spedizione salvato.',
   'flash.methodSaved': 'Metodo di spedizione salvato.',
-  'flash.checkedOut': 'Acquistato: {count} ordini attendono il tuo pagamento.',
+  'flash.checkedOut': 'Acquistato: {count} {count|ordine attende|ordini attendono} il tuo pagamento.',
   'flash.cartEmptied': 'Il tuo carrello è vuoto.',
   'flash.testMoneyAdded': '{amount} di denaro di prova aggiunti.',
   'flash.orderPaid': 'L’ordine n. {idOrder} è pagato: il venditore può spedirlo.',
 
   'errors.test_money_production': 'Il denaro di prova esiste solo nella sandbox.',
+  'errors.balance_too_low': 'Il tuo saldo non copre il totale di questo ordine: ricaricalo prima, poi paga.',
+  'errors.shipping_address_incomplete':
+    'L’indirizzo di spedizione è incompleto: compila nome, via, CAP, città e paese in Indirizzo di spedizione, salvalo e poi compra.',
 };
