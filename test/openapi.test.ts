@@ -59,7 +59,7 @@ describe('the OpenAPI document', () => {
     assert.equal(doc.components.securitySchemes.OAuth1.name, 'Authorization');
     assert.deepEqual(
       doc.servers.map((s: { url: string }) => s.url),
-      ['/ws/v2.0', '/ws/v2.0/output.json'],
+      ['http://api.cardbazaar.test/ws/v2.0', 'http://api.cardbazaar.test/ws/v2.0/output.json'],
     );
     const ok = account.responses['200'];
     assert.deepEqual(Object.keys(ok.content), ['application/xml', 'application/json']);
@@ -118,12 +118,38 @@ describe('the OpenAPI document', () => {
   });
 
   it('is served without a signature, also under output.json, and is what `cardbazaar openapi` prints', async () => {
-    const json = await server.app.inject({ method: 'GET', url: '/ws/v2.0/output.json/openapi.json' });
+    const json = await server.app.inject({
+      method: 'GET',
+      url: '/ws/v2.0/output.json/openapi.json',
+      headers: { host: 'api.cardbazaar.test' },
+    });
     assert.equal(json.statusCode, 200);
     assert.deepEqual(JSON.parse(json.body), doc);
-    const cli = await runCli('openapi');
+    const cli = await runCli('openapi', '--public-base-url', 'http://api.cardbazaar.test/');
     assert.equal(cli.code, 0, cli.err);
     assert.deepEqual(JSON.parse(cli.out), doc);
+    // Without an address to name, the command's servers stay relative.
+    const relative = await runCli('openapi');
+    assert.deepEqual(
+      JSON.parse(relative.out).servers.map((s: { url: string }) => s.url),
+      ['/ws/v2.0', '/ws/v2.0/output.json'],
+    );
+  });
+
+  it('names the address it was asked at as its server, so an imported document has a host to call', async () => {
+    assert.deepEqual(
+      doc.servers.map((s: { url: string }) => s.url),
+      ['http://api.cardbazaar.test/ws/v2.0', 'http://api.cardbazaar.test/ws/v2.0/output.json'],
+    );
+    const other = await server.app.inject({
+      method: 'GET',
+      url: '/ws/v2.0/openapi.json',
+      headers: { host: '127.0.0.1:9000' },
+    });
+    const servers = JSON.parse(other.body).servers.map((s: { url: string }) => s.url);
+    assert.deepEqual(servers, ['http://127.0.0.1:9000/ws/v2.0', 'http://127.0.0.1:9000/ws/v2.0/output.json']);
+    // The rest of the document does not depend on the address.
+    assert.deepEqual({ ...JSON.parse(other.body), servers: doc.servers }, doc);
   });
 
   it('a signed request to it is fine too', async () => {

@@ -7,7 +7,8 @@ import { configFrom, reportErrors } from './context.js';
 
 /**
  * `cardbazaar openapi`: the document `GET /ws/v2.0/openapi.json` serves, on standard output, with
- * no server and no database (registering the routes reads only the configuration).
+ * no server and no database (registering the routes reads only the configuration). Its servers
+ * are absolute when PUBLIC_BASE_URL is set, relative otherwise.
  */
 export function registerOpenApiCommand(program: Command): void {
   program
@@ -16,8 +17,10 @@ export function registerOpenApiCommand(program: Command): void {
     .action(
       reportErrors(async (_opts: unknown, cmd: Command) => {
         const router = new Router();
-        registerRoutes(router, { config: configFrom(cmd) } as Services);
-        console.log(JSON.stringify(apiDocument(router), null, 2));
+        const config = configFrom(cmd);
+        registerRoutes(router, { config } as Services);
+        const origin = config.publicBaseUrl?.replace(/\/+$/, '');
+        console.log(JSON.stringify(apiDocument(router, origin), null, 2));
       }),
     );
 }

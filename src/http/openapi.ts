@@ -449,11 +449,16 @@ export interface DocumentOptions {
   version: string;
   /** The recorded examples (`docs/openapi-examples.json`), shown on their operations. */
   examples?: ExamplesFile;
+  /**
+   * Where the server is reached (`https://api.example.org`, a proxy's path included), so a client
+   * tool that imports the document has a host to call; without it the servers are relative.
+   */
+  origin?: string;
 }
 
 export function openApiDocument(
   routes: RouteDefinition[],
-  { version, examples }: DocumentOptions,
+  { version, examples, origin = '' }: DocumentOptions,
 ): JsonObject {
   const components = new Components();
   const answers: Record<string, JsonObject> = {};
@@ -483,8 +488,11 @@ export function openApiDocument(
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [
-      { url: API_PREFIX, description: 'XML answers (also `/ws/v2.0/output.xml`).' },
-      { url: `${API_PREFIX}/output.json`, description: 'JSON answers: the same paths after `output.json`.' },
+      { url: `${origin}${API_PREFIX}`, description: 'XML answers (also `/ws/v2.0/output.xml`).' },
+      {
+        url: `${origin}${API_PREFIX}/output.json`,
+        description: 'JSON answers: the same paths after `output.json`.',
+      },
     ],
     tags: [...new Set(routes.map((r) => groupOf(`${r.method} ${r.path}`) ?? 'other'))].map((name) => ({
       name,
