@@ -35,6 +35,8 @@ const nextRequestId = () => `${REQUEST_ID_PREFIX}${(++requestCounter).toString(1
 export interface BuildOptions {
   /** Registers the API's routes; tests of cross-cutting rules (limits) pass routes of their own. */
   routes?: (router: ApiRouter, services: Services) => void;
+  /** Told of every route as it is registered (the browser tour lists the website's pages with it). */
+  onRoute?: (route: { method: string | string[]; url: string }) => void;
 }
 
 /**
@@ -92,6 +94,9 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       sendError(request, reply, status, description);
     },
   });
+
+  const onRoute = options.onRoute;
+  if (onRoute) app.addHook('onRoute', (route) => onRoute({ method: route.method, url: route.url }));
 
   // Node answers `Expect: 100-continue` by itself unless someone listens for it: listen, and let a
   // large body's request reach the 417 below before the client sends the body.

@@ -1,5 +1,7 @@
 import { AssertionError } from 'node:assert';
+import { PassThrough, Readable } from 'node:stream';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { FastifyInstance } from 'fastify';
 import { XMLParser } from 'fast-xml-parser';
 import { type JsonObject, openApiPath, operationId } from '../src/http/openapi.js';
 import { Router } from '../src/http/routing.js';
@@ -9,12 +11,12 @@ import type { Services } from '../src/services.js';
 import { routeOf } from './parity-recorder.js';
 
 /**
- * The contract tests: every answer a suite receives through `ApiClient` (test/helpers.ts) is held
- * to the OpenAPI document the server publishes. The status must be one the operation declares; a
- * JSON body must be valid (ajv) against that status's schema; an XML body is read into the same
- * tree, guided by the schema (repeated elements are arrays, empty elements null or empty lists,
- * numbers and booleans from their text), and validated the same way. A mismatch throws, so the
- * test that made the request fails, naming the operation. `CARDBAZAAR_CONTRACT=off` turns it off.
+ * The contract tests: every answer a test server sends under `/ws/v2.0` (test/helpers.ts installs
+ * the hook below) is held to the OpenAPI document the server publishes. The status must be one the
+ * operation declares; a JSON body must be valid (ajv) against that status's schema; an XML body is
+ * read into the same tree, guided by the schema (repeated elements are arrays, empty elements null
+ * or empty lists, numbers and booleans from their text), and validated the same way. A mismatch
+ * fails the test that made the request, naming the operation. `CARDBAZAAR_CONTRACT=off` turns it off.
  */
 const OFF = process.env.CARDBAZAAR_CONTRACT === 'off';
 
@@ -31,7 +33,11 @@ function load(services: Services): Contract {
     registerRoutes(router, services);
     const doc = apiDocument(router);
     const ajv = new Ajv2020({ strict: false, allErrors: true });
-    ajv.addSchema({ ...doc, $id: 'openapi' });
+    // Only the components: every schema the checks compile points there, and the paths (with their
+    // recorded examples) would only cost the meta-schema walk time.
+    ajv.addSchema({ $id: 'openapi', components: doc.components });
+    // Compiled now rather than by the first answer's check, which would then take a few hundred ms.
+    ajv.getSchema('openapi');
     contract = { doc, ajv, validators: new Map() };
   }
   return contract;
@@ -134,21 +140,23 @@ export interface ReceivedAnswer {
   body: string;
 }
 
-/** Throws an AssertionError naming the operation when the answer breaks the document. */
-export function checkContract(services: Services, method: string, url: string, res: ReceivedAnswer): void {
-  if (OFF) return;
+/** What is wrong with an answer, naming the operation; undefined when it keeps to the document. */
+export function contractProblem(
+  services: Services,
+  method: string,
+  url: string,
+  res: ReceivedAnswer,
+): string | undefined {
+  if (OFF) return undefined;
   // A method the resource does not accept reaches no operation (405 with `Allow`).
-  if (res.status === 405) return;
+  if (res.status === 405) return undefined;
   const at = routeOf(services, method, url);
-  if (!at) return;
+  if (!at) return undefined;
   const c = load(services);
   const [, path] = at.route.split(' ') as [string, string];
   const name = `${at.route} (${operationId(method, path)}), ${at.format.toUpperCase()}`;
-  const fail = (message: string) => {
-    throw new AssertionError({
-      message: `Contract: ${name} answered ${res.status}: ${message}\n  body: ${res.body.slice(0, 600)}`,
-    });
-  };
+  const fail = (message: string) =>
+    `Contract: ${name} answered ${res.status}: ${message}\n  body: ${res.body.slice(0, 600)}`;
   const op = ((c.doc.paths as JsonObject)[openApiPath(path)] as JsonObject | undefined)?.[
     method.toLowerCase()
   ] as JsonObject | undefined;
@@ -156,15 +164,19 @@ export function checkContract(services: Services, method: string, url: string, r
   const declared = resolve(c, (op.responses as JsonObject)[String(res.status)] as JsonObject | undefined);
   if (!declared) return fail(`status ${res.status} is not declared for this operation`);
   const content = declared.content as Record<string, { schema: JsonObject }> | undefined;
-  if (!content || res.body === '') return;
+  if (!content || res.body === '') return undefined;
   const mediaType = at.format === 'json' ? 'application/json' : 'application/xml';
   const schema = content[mediaType]?.schema;
   // A file or a document of its own (no tree): its media type is the route's to declare.
-  if (!schema) return;
+  if (!schema) return undefined;
   if (!res.contentType.startsWith(mediaType)) return fail(`the body is ${res.contentType}, not ${mediaType}`);
   let value: unknown;
   if (at.format === 'json') {
-    value = JSON.parse(res.body);
+    try {
+      value = JSON.parse(res.body);
+    } catch {
+      return fail('the body is not JSON');
+    }
   } else {
     if (!res.body.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<response>'))
       return fail('the XML does not start with the declaration and <response>');
@@ -172,9 +184,105 @@ export function checkContract(services: Services, method: string, url: string, r
     value = fromXml(c, doc.response[0], schema);
   }
   const validate = validator(c, schema);
-  if (!validate(value)) {
-    fail(
+  if (!validate(value))
+    return fail(
       `the body does not match ${schema.$ref as string}: ${c.ajv.errorsText(validate.errors, { separator: '; ' })}`,
     );
-  }
+  return undefined;
+}
+
+/** Throws an AssertionError naming the operation when the answer breaks the document. */
+export function checkContract(services: Services, method: string, url: string, res: ReceivedAnswer): void {
+  const problem = contractProblem(services, method, url, res);
+  if (problem) throw new AssertionError({ message: problem });
+}
+
+/** An answer the hook below found at odds with the document. */
+export interface ContractFailure {
+  method: string;
+  url: string;
+  message: string;
+  /** Already thrown by the `ApiClient` request that received it. */
+  reported: boolean;
+}
+
+/** Marks the answer the hook replaced (its body is then the failure's message). */
+export const CONTRACT_FAILURE_HEADER = 'x-cardbazaar-contract-failure';
+
+/**
+ * Holds every answer under `/ws/v2.0` the test server sends to the document, whoever asked
+ * (`ApiClient`, `server.app.inject`, `fetch` against a listening server): installed by
+ * `startTestServer` (test/helpers.ts). A mismatch is recorded in `failures`, and an answer still in
+ * hand is replaced by a 500 whose text names the operation, so the test that made the request
+ * fails on it (an assertion on its status or body); `server.close()` fails with what no request
+ * reported. A streamed answer is read as it goes out and checked at its end (recorded only).
+ */
+export function installContractCheck(
+  app: FastifyInstance,
+  services: Services,
+  failures: ContractFailure[],
+): void {
+  if (OFF) return;
+  // Built now, not by the first answer: a test timing its requests must not pay for it.
+  validator(load(services), { $ref: '#/components/schemas/Error' });
+  routeOf(services, 'GET', '/ws/v2.0/');
+  app.addHook('onSend', async (request, reply, payload) => {
+    const url = request.originalUrl;
+    if (!url.startsWith('/ws/')) return payload;
+    const method = request.method;
+    const answer = (body: string): ReceivedAnswer => ({
+      status: reply.statusCode,
+      contentType: String(reply.getHeader('content-type') ?? ''),
+      body,
+    });
+    if (payload instanceof Readable) {
+      const chunks: Buffer[] = [];
+      const tee = new PassThrough();
+      tee.on('data', (chunk: Buffer | string) => chunks.push(Buffer.from(chunk)));
+      tee.on('end', () => {
+        const problem = contractProblem(
+          services,
+          method,
+          url,
+          answer(Buffer.concat(chunks).toString('utf8')),
+        );
+        if (problem) failures.push({ method, url, message: problem, reported: false });
+      });
+      payload.on('error', (err) => tee.destroy(err));
+      return payload.pipe(tee);
+    }
+    const body =
+      typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+    const problem = contractProblem(services, method, url, answer(body));
+    if (!problem) return payload;
+    failures.push({ method, url, message: problem, reported: false });
+    reply.code(500);
+    reply.removeHeader('content-length');
+    reply.header('content-type', 'text/plain; charset=utf-8');
+    reply.header(CONTRACT_FAILURE_HEADER, '1');
+    return problem;
+  });
+}
+
+/** Throws when an XML request body (the content of `<request>`) breaks the operation's request schema. */
+export function checkRequestBody(services: Services, method: string, url: string, xml: string): void {
+  const at = routeOf(services, method, url);
+  if (!at) throw new AssertionError({ message: `no operation answers ${method} ${url}` });
+  const c = load(services);
+  const [, path] = at.route.split(' ') as [string, string];
+  const op = ((c.doc.paths as JsonObject)[openApiPath(path)] as JsonObject)[
+    method.toLowerCase()
+  ] as JsonObject;
+  const content = (op.requestBody as JsonObject | undefined)?.content as
+    Record<string, { schema: JsonObject }> | undefined;
+  const schema = content?.['application/xml']?.schema;
+  if (!schema) throw new AssertionError({ message: `${at.route} takes no request body` });
+  const doc = xmlParser.parse(xml) as { request?: unknown[] };
+  if (!doc.request) throw new AssertionError({ message: `${at.route}: the body has no <request> root` });
+  const value = fromXml(c, doc.request[0], schema);
+  const validate = validator(c, schema);
+  if (!validate(value))
+    throw new AssertionError({
+      message: `Contract: ${at.route}: the request body does not match ${schema.$ref as string}: ${c.ajv.errorsText(validate.errors, { separator: '; ' })}`,
+    });
 }

@@ -91,7 +91,10 @@ describe('the OpenAPI document', () => {
     ]);
     // Parameters: an id path parameter with the bounds idParam reads, a repeatable query parameter.
     const params = doc.paths['/articles/{idProduct}'].get.parameters;
-    assert.deepEqual(params[0], {
+    const { example, ...idProduct } = params[0];
+    // The example is the product the recorded request asked for (test/openapi-examples.test.ts).
+    assert.equal(typeof example, 'number');
+    assert.deepEqual(idProduct, {
       name: 'idProduct',
       in: 'path',
       required: true,

@@ -138,6 +138,8 @@ describe('the npm package', { skip: NO_NPM }, () => {
         'dist/index.js',
         'dist/types/public.d.ts',
         'src/web/views/layout.eta',
+        // The recorded examples the served OpenAPI document shows.
+        'docs/openapi-examples.json',
       ])
         assert.ok(files.includes(f), `${f} is in the tarball`);
       assert.ok(

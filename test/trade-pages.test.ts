@@ -154,7 +154,7 @@ for (const dialect of DIALECTS) {
       const after = await buyer.web.get(`/orders/${idOrder}`);
       assert.match(after.text, /RR123&lt;b&gt;DE/);
       assert.deepEqual(offered(after.text), ['confirmReception']);
-      assert.deepEqual(offered((await seller.web.get(`/orders/${idOrder}`)).text), []);
+      assert.deepEqual(offered((await seller.web.get(`/orders/${idOrder}`)).text), ['tracking']);
 
       // Reception through the API shows on the page: the buyer may now evaluate, and only that.
       const received = await buyer.api.put(`/order/${idOrder}`, orderAction('confirmReception'), {
@@ -189,6 +189,71 @@ for (const dialect of DIALECTS) {
       const shown = await seller.web.get(`/orders/${idOrder}`);
       assert.match(shown.text, /Fine &lt;i&gt;seller&lt;\/i&gt;/);
       assert.deepEqual(offered((await buyer.web.get(`/orders/${idOrder}`)).text), []);
+    });
+
+    it("the seller corrects a sent order's tracking number on its page; the API reads it, others cannot", async () => {
+      const { idOrder } = await paidOrder();
+      const tracking = async () => {
+        const json = (await buyer.api.get(`/order/${idOrder}`, { json: true })).json.order.trackingNumber;
+        const xml = (await buyer.api.get(`/order/${idOrder}`)).text;
+        const inXml = /<trackingNumber>([^<]*)<\/trackingNumber>/.exec(xml)?.[1] ?? '';
+        assert.equal(inXml.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'), json ?? '');
+        return json as string;
+      };
+      // Paid: the send form carries the number; no second form.
+      assert.deepEqual(offered((await seller.web.get(`/orders/${idOrder}`)).text), [
+        'requestCancellation',
+        'send',
+      ]);
+      assert.equal((await seller.web.post(`/orders/${idOrder}/send`, { trackingNumber: 'LX1' })).status, 303);
+      const page = await seller.web.get(`/orders/${idOrder}`);
+      assert.deepEqual(offered(page.text), ['tracking']);
+      assert.match(page.text, /id="trackingNumber"[^>]*value="LX1"/);
+      // The buyer is offered no such form, and a forged one is refused with the API's reason.
+      assert.deepEqual(offered((await buyer.web.get(`/orders/${idOrder}`)).text), ['confirmReception']);
+      const byBuyer = await buyer.web.post(`/orders/${idOrder}/tracking`, { trackingNumber: 'EVIL' });
+      assert.equal(byBuyer.status, 400);
+      assert.match(textOf(byBuyer.text), /only the seller does, of a paid or sent order/);
+      // Someone else's order: 404 as if it did not exist.
+      const byStranger = await stranger.web.post(`/orders/${idOrder}/tracking`, { trackingNumber: 'EVIL' });
+      assert.equal(byStranger.status, 404);
+      assert.doesNotMatch(byStranger.text, /LX1|Teststraße/);
+      // No CSRF token: 403.
+      const forged = await seller.web.post(`/orders/${idOrder}/tracking`, {
+        _csrf: '',
+        trackingNumber: 'EVIL',
+      });
+      assert.equal(forged.status, 403);
+      // Empty or too long: the API's message beside the field, what was typed kept.
+      await seller.web.get(`/orders/${idOrder}`);
+      const empty = await seller.web.post(`/orders/${idOrder}/tracking`, { trackingNumber: '  ' });
+      assert.equal(empty.status, 400);
+      assert.match(empty.text, /id="trackingNumber-error">&quot;trackingNumber&quot; is required/);
+      const long = await seller.web.post(`/orders/${idOrder}/tracking`, { trackingNumber: 'y'.repeat(101) });
+      assert.equal(long.status, 400);
+      assert.match(
+        long.text,
+        /id="trackingNumber-error">&quot;trackingNumber&quot; may have at most 100 characters/,
+      );
+      assert.match(long.text, /value="y{101}"/);
+      assert.equal(await tracking(), 'LX1', 'nothing changed by the refused forms');
+
+      const changed = await seller.web.post(`/orders/${idOrder}/tracking`, { trackingNumber: ' RR9<b>DE ' });
+      assert.equal(changed.status, 303);
+      assert.equal(changed.headers.location, `/orders/${idOrder}`);
+      assert.equal(await tracking(), 'RR9<b>DE');
+      const shown = await buyer.web.get(`/orders/${idOrder}`);
+      assert.match(shown.text, /data-tracking>RR9&lt;b&gt;DE</);
+      assert.match(
+        textOf((await seller.web.get(`/orders/${idOrder}`)).text),
+        /The tracking number is changed/,
+      );
+      // Received: the number is final, no form any more.
+      await buyer.api.put(`/order/${idOrder}`, orderAction('confirmReception'));
+      assert.deepEqual(offered((await seller.web.get(`/orders/${idOrder}`)).text), []);
+      const late = await seller.web.post(`/orders/${idOrder}/tracking`, { trackingNumber: 'LATE' });
+      assert.equal(late.status, 400);
+      assert.equal(await tracking(), 'RR9<b>DE');
     });
 
     it('requests and accepts a cancellation with a reason, relisting the copies', async () => {

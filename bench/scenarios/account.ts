@@ -24,3 +24,14 @@ export const accountNoLimitsScenario: Scenario<ClientCredentials> = {
   description: 'signed GET /ws/v2.0/account with LIMITS_ENABLED=false, to compare with the limiter on',
   env: { LIMITS_ENABLED: 'false' },
 };
+
+/**
+ * The same request with the request log off (`REQUEST_LOG_ROWS=0`): against the first scenario,
+ * what recording every request costs the hot path (the issue allows 5%).
+ */
+export const accountNoRequestLogScenario: Scenario<ClientCredentials> = {
+  ...accountScenario,
+  name: 'GET /account (request log off)',
+  description: 'signed GET /ws/v2.0/account with REQUEST_LOG_ROWS=0, to compare with the request log on',
+  env: { REQUEST_LOG_ROWS: '0' },
+};

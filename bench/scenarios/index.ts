@@ -1,5 +1,5 @@
 import type { Scenario } from '../scenario.js';
-import { accountNoLimitsScenario, accountScenario } from './account.js';
+import { accountNoLimitsScenario, accountNoRequestLogScenario, accountScenario } from './account.js';
 import { messageThreadScenario } from './messages.js';
 import { stockPostScenario, stockPutScenario } from './stock.js';
 import { checkoutScenario } from './checkout.js';
@@ -12,6 +12,7 @@ import { productApiPageScenario, productHtmlPageScenario } from './product-page.
 export const scenarios: Scenario<never>[] = [
   accountScenario as Scenario<never>,
   accountNoLimitsScenario as Scenario<never>,
+  accountNoRequestLogScenario as Scenario<never>,
   messageThreadScenario as Scenario<never>,
   stockPutScenario as Scenario<never>,
   stockPostScenario as Scenario<never>,

@@ -416,29 +416,39 @@ export async function settleLost(ctx: DomainContext, idOrder: number, reason?: s
   });
 }
 
-/** `PUT /order/:idOrder/tracking`: the seller gives a tracking number to a paid or sent order. */
+/** Why this person may not set the order's tracking number now (null: they may). */
+function trackingNumberRefusal(order: Order, role: Role): string | null {
+  if (
+    role !== 'seller' ||
+    (order.state !== 'paid' && order.state !== 'sent') ||
+    order.wasMergedInto !== null
+  ) {
+    return 'only the seller does, of a paid or sent order.';
+  }
+  return null;
+}
+
+/** Whether `setTrackingNumber` would let this person change the tracking number (the order page's form). */
+export function mayChangeTrackingNumber(order: Order, idUser: number): boolean {
+  return trackingNumberRefusal(order, roleIn(order, idUser)) === null;
+}
+
+/** `PUT /order/:idOrder/tracking`: the seller gives or corrects the tracking number of a paid or sent order. */
 export async function setTrackingNumber(
   ctx: DomainContext,
   idUser: number,
   idOrder: number,
   trackingNumber: string,
 ): Promise<OrderView> {
+  const value = trackingNumber.trim();
+  if (value === '') throw badRequest('"trackingNumber" is required.', { field: 'trackingNumber' });
+  limitedOrderText(value, 'trackingNumber', MAX_TRACKING_LENGTH);
   return ctx.database.transaction(async (tx) => {
     const order = await partyOrder(tx, idUser, idOrder);
     const role = roleIn(order, idUser);
-    if (
-      role !== 'seller' ||
-      (order.state !== 'paid' && order.state !== 'sent') ||
-      order.wasMergedInto !== null
-    ) {
-      throw refused(
-        order,
-        'set the tracking number of',
-        role,
-        'only the seller does, of a paid or sent order.',
-      );
-    }
-    if (!(await updateOrderIf(tx, idOrder, order.revision, { trackingNumber })))
+    const why = trackingNumberRefusal(order, role);
+    if (why) throw refused(order, 'set the tracking number of', role, why);
+    if (!(await updateOrderIf(tx, idOrder, order.revision, { trackingNumber: value })))
       throw changedMeanwhile(order);
     await appendEvent(tx, EVENTS.orderChanged, { idOrder, change: 'trackingNumber' }, ctx.clock.now());
     return loadOrderView(tx, idOrder);

@@ -12,19 +12,58 @@ import { ALL_KINDS, API_PREFIX, type RouteDefinition } from './routing.js';
  */
 export type JsonObject = Record<string, unknown>;
 
+/**
+ * The recorded example of one operation (`docs/openapi-examples.json`, written by
+ * `npm run openapi:examples` from real requests on the demo data, never by hand).
+ */
+export interface OperationExample {
+  route: string;
+  summary: string;
+  request: {
+    method: string;
+    /** Relative to `/ws/v2.0` (the JSON variant puts `/output.json` first), query included. */
+    path: string;
+    /** The header of the XML request; null: not signed. */
+    authorization: string | null;
+    body: string | null;
+  };
+  status: number;
+  location?: string;
+  /** The answer in both formats (the tree's operations). */
+  xml?: string;
+  json?: unknown;
+  /** A document of its own (a file): its media type and body. */
+  mediaType?: string;
+  body?: unknown;
+  /** Why no body is kept. */
+  omitted?: string;
+}
+
+export interface ExamplesFile {
+  about: string;
+  baseUrl: string;
+  time: string;
+  /** By operationId. */
+  operations: Record<string, OperationExample>;
+}
+
+/** Where the examples were sent: the address `npm start` listens on. */
+export const EXAMPLES_BASE_URL = 'http://127.0.0.1:8080';
+
 /** The extension that names the app kinds a route admits (spec §5.5); `[]`: no OAuth at all. */
 export const APP_KINDS_EXTENSION = 'x-app-kinds';
 
 /**
  * Statuses any signed route may answer before or beside its own rules: bad input, the signature
  * and the app kind, ids not found (or not the caller's), an old base address past its cutoff
- * (`OLD_BASE_URLS`), the limits, and the unexpected (the body names the request id).
+ * (`OLD_BASE_URLS`), an `Expect` header refused (checked before any route, body or not), the
+ * limits, and the unexpected (the body names the request id).
  */
-const SIGNED_ERRORS = [400, 401, 403, 404, 410, 429, 500, 503];
+const SIGNED_ERRORS = [400, 401, 403, 404, 410, 417, 429, 500, 503];
 /** Statuses an unsigned route may answer. */
-const PUBLIC_ERRORS = [400, 404, 410, 500];
-/** What reading a request body may answer: too large, not XML, an `Expect` refused. */
-const BODY_ERRORS = [413, 415, 417];
+const PUBLIC_ERRORS = [400, 404, 410, 417, 500];
+/** What reading a request body may answer: too large, not XML. */
+const BODY_ERRORS = [413, 415];
 
 const STATUS_DESCRIPTIONS: Record<number, string> = {
   200: 'OK',
@@ -108,7 +147,106 @@ function treeContent(ref: string): JsonObject {
   };
 }
 
-function operation(def: RouteDefinition, components: Components, answers: Record<string, JsonObject>) {
+/** A parameter's example as its schema types it (the URL holds text). */
+function typed(text: string, schema: JsonObject): unknown {
+  const type = schema.type;
+  if (type === 'integer' || type === 'number') return Number(text);
+  if (type === 'boolean') return text === 'true';
+  return text;
+}
+
+/**
+ * The XML as the server writes it (one line) indented for reading: Redoc shows an example as is.
+ * Elements hold either text or elements (never both), which is all this needs to know.
+ */
+export function indentXml(xml: string): string {
+  const end = xml.startsWith('<?xml') ? xml.indexOf('?>') + 2 : 0;
+  const tokens =
+    xml
+      .slice(end)
+      .trim()
+      .match(/<[^>]+>|[^<]+/g) ?? [];
+  const lines = end > 0 ? [xml.slice(0, end)] : [];
+  let depth = 0;
+  const pad = () => '  '.repeat(Math.max(depth, 0));
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    const next = tokens[i + 1];
+    if (t.startsWith('</')) {
+      depth--;
+      lines.push(pad() + t);
+    } else if (!t.startsWith('<') || t.endsWith('/>')) {
+      lines.push(pad() + t);
+    } else if (next !== undefined && !next.startsWith('<') && tokens[i + 2]?.startsWith('</')) {
+      lines.push(pad() + t + next + tokens[i + 2]!);
+      i += 2;
+    } else if (next?.startsWith('</')) {
+      lines.push(pad() + t + next);
+      i += 1;
+    } else {
+      lines.push(pad() + t);
+      depth++;
+    }
+  }
+  return lines.join('\n');
+}
+
+/** The recorded request as a code sample (Redoc's `x-codeSamples`), with the answer when it has no body. */
+function codeSample(example: OperationExample): JsonObject {
+  const { method, path, authorization, body } = example.request;
+  const lines = [`${method} /ws/v2.0${path} HTTP/1.1`, `Host: ${new URL(EXAMPLES_BASE_URL).host}`];
+  if (authorization) lines.push(`Authorization: ${authorization}`);
+  if (body !== null) lines.push('Content-Type: application/xml', '', indentXml(body));
+  if (example.location) lines.push('', `HTTP/1.1 ${example.status}`, `Location: ${example.location}`);
+  return { lang: 'http', label: 'Signed request (demo data)', source: lines.join('\n') };
+}
+
+/** Puts the recorded example on the operation: parameters, request body, the answer in both formats. */
+function addExample(op: JsonObject, def: RouteDefinition, example: OperationExample): void {
+  const url = new URL(`${EXAMPLES_BASE_URL}/ws/v2.0${example.request.path}`);
+  const segments = url.pathname.split('/').slice(3);
+  const names = def.path.split('/').slice(1);
+  for (const p of (op.parameters ?? []) as JsonObject[]) {
+    const schema = p.schema as JsonObject;
+    if (p.in === 'path') {
+      const i = names.indexOf(`:${p.name as string}`);
+      if (i >= 0 && segments[i] !== undefined) p.example = typed(decodeURIComponent(segments[i]), schema);
+    } else if (url.searchParams.has(p.name as string)) {
+      const all = url.searchParams.getAll(p.name as string);
+      p.example =
+        schema.type === 'array'
+          ? all.map((v) => typed(v, (schema.items ?? {}) as JsonObject))
+          : typed(all[0]!, schema);
+    }
+  }
+  const requestBody = op.requestBody as JsonObject | undefined;
+  if (requestBody && example.request.body !== null) {
+    const xml = (requestBody.content as Record<string, JsonObject>)['application/xml']!;
+    xml.examples = { demo: { summary: example.summary, value: indentXml(example.request.body) } };
+  }
+  const response = (op.responses as Record<string, JsonObject>)[String(example.status)];
+  const content = response?.content as Record<string, JsonObject> | undefined;
+  if (content) {
+    const put = (mediaType: string, value: unknown) => {
+      if (value !== undefined && content[mediaType])
+        content[mediaType] = {
+          ...content[mediaType],
+          examples: { demo: { summary: example.summary, value } },
+        };
+    };
+    put('application/xml', example.xml === undefined ? undefined : indentXml(example.xml));
+    put('application/json', example.json);
+    if (example.mediaType) put(example.mediaType, example.body);
+  }
+  op['x-codeSamples'] = [codeSample(example)];
+}
+
+function operation(
+  def: RouteDefinition,
+  components: Components,
+  answers: Record<string, JsonObject>,
+  example: OperationExample | undefined,
+) {
   const { method, path, options } = def;
   const schema = options.schema;
   if (!schema) throw new Error(`${method} ${path} declares no schema (RouteOptions.schema)`);
@@ -203,6 +341,7 @@ function operation(def: RouteDefinition, components: Components, answers: Record
     };
   }
   op.responses = sorted;
+  if (example) addExample(op, def, example);
   return op;
 }
 
@@ -308,16 +447,22 @@ page (\`?start=0&maxResults=100\`, or a 1-based \`/start\` path segment where th
 
 export interface DocumentOptions {
   version: string;
+  /** The recorded examples (`docs/openapi-examples.json`), shown on their operations. */
+  examples?: ExamplesFile;
 }
 
-export function openApiDocument(routes: RouteDefinition[], { version }: DocumentOptions): JsonObject {
+export function openApiDocument(
+  routes: RouteDefinition[],
+  { version, examples }: DocumentOptions,
+): JsonObject {
   const components = new Components();
   const answers: Record<string, JsonObject> = {};
   const paths: Record<string, JsonObject> = {};
   for (const def of routes) {
     const key = openApiPath(def.path);
     paths[key] ??= {};
-    paths[key][def.method.toLowerCase()] = operation(def, components, answers);
+    const example = examples?.operations[operationId(def.method, def.path)];
+    paths[key][def.method.toLowerCase()] = operation(def, components, answers, example);
   }
   const errorResponses: Record<string, JsonObject> = {};
   const codes = new Set<number>([...SIGNED_ERRORS, ...PUBLIC_ERRORS, ...BODY_ERRORS]);

@@ -22,6 +22,8 @@ const authenticateSchema = (withLang: boolean): RouteSchema => ({
     ? { appToken: Type.String(), lang: Type.String({ enum: LANGUAGES }) }
     : { appToken: Type.String() },
   responses: { 303: null },
+  // A dedicated or widget app's token: nothing to authorize.
+  errors: [403],
 });
 
 const LANGUAGES = ['en', 'fr', 'de', 'es', 'it'];

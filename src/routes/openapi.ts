@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
-import { type JsonObject, openApiDocument } from '../http/openapi.js';
+import { type ExamplesFile, type JsonObject, openApiDocument } from '../http/openapi.js';
 import type { Router } from '../http/routing.js';
 import type { Services } from '../services.js';
 
@@ -9,9 +9,23 @@ const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
+/**
+ * The recorded examples (`npm run openapi:examples`), beside the sources and in the package; a
+ * checkout without the file describes the API without them.
+ */
+function loadExamples(): ExamplesFile | undefined {
+  try {
+    return JSON.parse(
+      readFileSync(new URL('../../docs/openapi-examples.json', import.meta.url), 'utf8'),
+    ) as ExamplesFile;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The OpenAPI document of every route the router holds (this one included). */
 export function apiDocument(router: Router): JsonObject {
-  return openApiDocument(router.definitions(), { version: VERSION });
+  return openApiDocument(router.definitions(), { version: VERSION, examples: loadExamples() });
 }
 
 /**

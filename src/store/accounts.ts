@@ -36,6 +36,8 @@ const accountRow = prepared(
           .select(eb.fn.countAll<number>().as('n'))
           .where('idReceiver', '=', idReceiver)
           .where('unread', '=', sql.lit(1))
+          // A message the receiver deleted is gone from their side, read or not.
+          .where('receiverDeleted', '=', sql.lit(0))
           .as('c_unreadMessages'),
         eb
           .selectFrom('orders')

@@ -7,7 +7,7 @@ import { idParam } from '../http/fields.js';
 import type { Services } from '../services.js';
 import { ACTOR_BUYER } from '../store/orders.js';
 import { type Errors, formErrors, redirectWithFlash } from './forms.js';
-import { pageNumber, pager, windowOf } from './paging.js';
+import { CATALOG_PAGE_SIZE, pageOf, pager } from './paging.js';
 import { render } from './render.js';
 import { requireUser } from './session.js';
 
@@ -28,8 +28,7 @@ export function balancePages(app: FastifyInstance, services: Services): void {
     status = 200,
   ) {
     const idUser = request.user!.idUser;
-    const page = pageNumber(request);
-    const window = windowOf(page);
+    const window = pageOf(request, CATALOG_PAGE_SIZE);
     const [account, unpaid] = await Promise.all([
       getAccount(services, idUser),
       listOrders(services, idUser, ACTOR_BUYER, 'bought', window.offset, window.limit),
@@ -42,7 +41,7 @@ export function balancePages(app: FastifyInstance, services: Services): void {
         title: 'balance.title',
         account,
         unpaid: unpaid.orders,
-        pager: pager(request, page, unpaid.total, { path: '/balance' }),
+        pager: pager(request, window, unpaid.total, { path: '/balance' }),
         mode: services.config.mode,
         testMoney: TEST_MONEY_CENTS,
         errors,

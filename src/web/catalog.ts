@@ -15,7 +15,7 @@ import { offerFilterInput, userOfferFilterInput } from '../http/offer-filters.js
 import type { Services } from '../services.js';
 import { type Errors, fields, formErrors, redirectWithFlash } from './forms.js';
 import { displayLanguageOf } from './i18n/index.js';
-import { pageNumber, pager, queryOf, windowOf } from './paging.js';
+import { CATALOG_PAGE_SIZE, pageOf, type PageWindow, pager, queryOf } from './paging.js';
 import { render } from './render.js';
 import { requireUser } from './session.js';
 
@@ -102,10 +102,10 @@ export function catalogPages(app: FastifyInstance, services: Services): void {
     const values = queryValues(request, SEARCH_FIELDS);
     let errors: Errors = {};
     let found: Awaited<ReturnType<typeof findProducts>> | undefined;
-    let page = 1;
+    let page: PageWindow = pageOf(request, CATALOG_PAGE_SIZE, { lenient: true });
     if (values.search !== '' || 'search' in (request.query as object)) {
       try {
-        page = pageNumber(request);
+        page = pageOf(request, CATALOG_PAGE_SIZE);
         const q = request.query as Record<string, string | string[] | undefined>;
         found = await findProducts(
           services,
@@ -116,7 +116,7 @@ export function catalogPages(app: FastifyInstance, services: Services): void {
             // The search is in the reader's language: French readers type French names.
             idLanguage: displayLanguageOf(request.lang),
           },
-          windowOf(page),
+          page,
         );
       } catch (err) {
         errors = formErrors(request.t, err, SEARCH_FIELDS);
@@ -143,13 +143,12 @@ export function catalogPages(app: FastifyInstance, services: Services): void {
   app.get('/games/:idGame', async (request, reply) => {
     const idGame = paramId(request, 'idGame');
     const [games, expansions] = await Promise.all([listGames(services), gameExpansions(services, idGame)]);
-    const page = pageNumber(request);
-    const window = windowOf(page);
+    const page = pageOf(request, CATALOG_PAGE_SIZE);
     return render(request, reply, 'game', {
       title: 'cards.gameTitle',
       titleParams: { name: games.find((g) => g.idGame === idGame)?.name ?? '' },
       game: games.find((g) => g.idGame === idGame),
-      expansions: expansions.slice(window.offset, window.offset + window.limit),
+      expansions: expansions.slice(page.offset, page.offset + page.limit),
       pager: pager(request, page, expansions.length),
       idLanguage: displayLanguageOf(request.lang),
     });
@@ -157,15 +156,14 @@ export function catalogPages(app: FastifyInstance, services: Services): void {
 
   app.get('/expansions/:idExpansion', async (request, reply) => {
     const view = await expansionSingles(services, paramId(request, 'idExpansion'));
-    const page = pageNumber(request);
-    const window = windowOf(page);
+    const page = pageOf(request, CATALOG_PAGE_SIZE);
     const idLanguage = displayLanguageOf(request.lang);
     return render(request, reply, 'expansion', {
       title: 'cards.expansionTitle',
       titleParams: { name: view.names[idLanguage] ?? view.expansion.enName },
       expansion: view.expansion,
       name: view.names[idLanguage] ?? view.expansion.enName,
-      singles: view.singles.slice(window.offset, window.offset + window.limit),
+      singles: view.singles.slice(page.offset, page.offset + page.limit),
       pager: pager(request, page, view.singles.length),
       idLanguage,
     });
@@ -182,14 +180,14 @@ export function catalogPages(app: FastifyInstance, services: Services): void {
     const values = queryValues(request, OFFER_FILTERS);
     let errors: Errors = {};
     let offers = emptyOffers();
-    let page = 1;
+    let page: PageWindow = pageOf(request, CATALOG_PAGE_SIZE, { lenient: true });
     try {
-      page = pageNumber(request);
+      page = pageOf(request, CATALOG_PAGE_SIZE);
       offers = await productOffers(
         services,
         idProduct,
         offerFilterInput(chosen(request)),
-        windowOf(page),
+        page,
         request.user?.idUser ?? null,
       );
     } catch (err) {
@@ -234,14 +232,14 @@ export function catalogPages(app: FastifyInstance, services: Services): void {
     const values = queryValues(request, SELLER_FILTERS);
     let errors: Errors = {};
     let offers = emptyOffers();
-    let page = 1;
+    let page: PageWindow = pageOf(request, CATALOG_PAGE_SIZE, { lenient: true });
     try {
-      page = pageNumber(request);
+      page = pageOf(request, CATALOG_PAGE_SIZE);
       offers = await userOffers(
         services,
         String(seller.idUser),
         userOfferFilterInput(chosen(request)),
-        windowOf(page),
+        page,
         request.user?.idUser ?? null,
       );
     } catch (err) {

@@ -6,7 +6,7 @@ import { isSystemUser } from '../domain/system-messages.js';
 import { ApiError, notFound } from '../errors.js';
 import type { Services } from '../services.js';
 import { type Errors, fields, formErrors, redirectWithFlash } from './forms.js';
-import { pager, pathId, webPage } from './trade-paging.js';
+import { LIST_PAGE_SIZE, pageOf, pager, pathId } from './paging.js';
 import { render } from './render.js';
 import { requireUser } from './session.js';
 
@@ -31,7 +31,7 @@ export function messagePages(app: FastifyInstance, services: Services): void {
 
   app.get('/messages', signedIn, async (request, reply) => {
     enabled();
-    const p = webPage(request);
+    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
     const { total, threads } = await listThreads(services, request.user!.idUser, { ...p, paginated: true });
     return render(request, reply, 'messages', {
       title: 'messages.title',
@@ -58,7 +58,7 @@ export function messagePages(app: FastifyInstance, services: Services): void {
     } catch (err) {
       const errors = formErrors(request.t, err, ['username', 'message', 'idOtherUser']);
       if (errors.idOtherUser) errors.username = errors.idOtherUser;
-      const p = webPage(request);
+      const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
       const { total, threads } = await listThreads(services, request.user!.idUser, { ...p, paginated: true });
       return render(
         request,
@@ -90,7 +90,7 @@ export function messagePages(app: FastifyInstance, services: Services): void {
     idPartner: number,
     failed?: { message: string; errors: Errors },
   ) => {
-    const p = webPage(request);
+    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
     const viewer = request.user!.idUser;
     const { total, thread } = await readThread(services, viewer, idPartner, { ...p, paginated: true });
     return render(

@@ -7,18 +7,26 @@ import {
   parseActor,
   parseOrderState,
 } from '../domain/order-views.js';
-import { actOnOrder, allowedOrderActions, ORDER_ACTIONS, type OrderAction } from '../domain/orders.js';
+import {
+  actOnOrder,
+  allowedOrderActions,
+  mayChangeTrackingNumber,
+  ORDER_ACTIONS,
+  type OrderAction,
+  setTrackingNumber,
+} from '../domain/orders.js';
 import { notFound } from '../errors.js';
 import { ACTOR_SELLER } from '../store/orders.js';
 import type { OrderState } from '../store/schema.js';
 import type { Services } from '../services.js';
 import { type Errors, fields, formErrors, redirectWithFlash, type Values } from './forms.js';
-import { pager, pathId, webPage } from './trade-paging.js';
+import { LIST_PAGE_SIZE, pageOf, pager, pathId } from './paging.js';
 import { render } from './render.js';
 import { requireUser } from './session.js';
 
 const STATES = Object.keys(ORDER_STATE_CODES) as OrderState[];
 const ACTION_FIELDS = ['trackingNumber', 'reason', 'relist'] as const;
+const TRACKING_FIELDS = ['trackingNumber'] as const;
 const EVALUATION_FIELDS = [
   'evaluationGrade',
   'itemDescription',
@@ -30,7 +38,7 @@ const EVALUATION_FIELDS = [
 
 /** Which form of the order page failed, with what was typed and why. */
 interface Failed {
-  form: OrderAction | 'evaluation';
+  form: OrderAction | 'evaluation' | 'tracking';
   values: Values;
   errors: Errors;
 }
@@ -58,7 +66,7 @@ export function orderPages(app: FastifyInstance, services: Services): void {
     const q = request.query as { actor?: string; state?: string };
     const actorName = q.actor === 'seller' ? 'seller' : 'buyer';
     const state = parseOrderState(q.state || 'paid');
-    const p = webPage(request);
+    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
     const idUser = request.user!.idUser;
     const { total, orders } = await listOrders(
       services,
@@ -104,6 +112,8 @@ export function orderPages(app: FastifyInstance, services: Services): void {
         actions,
         actionPaths: ACTION_PATHS,
         evaluate: mayEvaluate(view.order, idUser, view.evaluation !== undefined),
+        // The send form takes a tracking number itself; once sent, this form corrects it.
+        tracking: mayChangeTrackingNumber(view.order, idUser) && !actions.includes('send'),
         grades: GRADES,
         complaints: COMPLAINTS,
         failed: failed ?? null,
@@ -135,6 +145,19 @@ export function orderPages(app: FastifyInstance, services: Services): void {
     } catch (err) {
       const errors = formErrors(request.t, err, ACTION_FIELDS);
       return showOrder(request, reply, idOrder, { form: action, values, errors });
+    }
+  });
+
+  app.post('/orders/:idOrder/tracking', form, async (request, reply) => {
+    const idOrder = pathId(request.params, 'idOrder');
+    if (idOrder === undefined) throw notFound('There is no such order.');
+    const values = fields(request, TRACKING_FIELDS);
+    try {
+      await setTrackingNumber(services, request.user!.idUser, idOrder, values.trackingNumber);
+      return redirectWithFlash(reply, `/orders/${idOrder}`, 'flash.order.tracking');
+    } catch (err) {
+      const errors = formErrors(request.t, err, TRACKING_FIELDS);
+      return showOrder(request, reply, idOrder, { form: 'tracking', values, errors });
     }
   });
 

@@ -2,10 +2,37 @@ import type { FastifyRequest } from 'fastify';
 import { parseInteger } from '../http/fields.js';
 
 /**
- * Pages of lists on the website: `?page=N` (1-based), 100 items a page like the API's path form.
- * `pager` builds the links a list's foot shows, keeping every other query parameter (the filters).
+ * Pages of lists on the website: `?page=N` (1-based) of a page size the list chooses, and the
+ * pager at the list's foot (`views/_pager.eta`), whose links keep every other query value (the
+ * filters), so "next" is the same list further on.
  */
-export const PAGE_SIZE = 100;
+
+/** The catalog, offers and balance lists: pages of 100, like the API's own pages. */
+export const CATALOG_PAGE_SIZE = 100;
+/** Orders, stock, messages and wants lists: 25 rows, short enough to act on each. */
+export const LIST_PAGE_SIZE = 25;
+
+export interface PageWindow {
+  page: number;
+  offset: number;
+  limit: number;
+}
+
+/**
+ * The page asked for. An unreadable or out-of-range number is a 400 naming `page`, like the
+ * filters beside it; with `lenient` (the trading lists, which have no filter form to show the
+ * error in) it is page 1.
+ */
+export function pageOf(request: FastifyRequest, size: number, { lenient = false } = {}): PageWindow {
+  const raw = (request.query as Record<string, unknown> | undefined)?.page;
+  const v = Array.isArray(raw) ? raw[0] : raw;
+  let page = 1;
+  if (typeof v === 'string' && v.trim() !== '') {
+    if (!lenient) page = parseInteger(v, 'page', { min: 1, max: 100_000 });
+    else if (/^\d{1,6}$/.test(v)) page = Math.max(1, Number(v));
+  }
+  return { page, offset: (page - 1) * size, limit: size };
+}
 
 export interface Pager {
   page: number;
@@ -15,35 +42,33 @@ export interface Pager {
   capped: boolean;
   prev: string | undefined;
   next: string | undefined;
+  /** The rows shown, counted from 1 (0 and 0 for none). */
   first: number;
   last: number;
 }
 
-/** The page asked for; an unreadable or out-of-range number is a 400 naming `page`. */
-export function pageNumber(request: FastifyRequest): number {
-  const raw = (request.query as Record<string, unknown>).page;
-  const v = Array.isArray(raw) ? raw[0] : raw;
-  if (typeof v !== 'string' || v.trim() === '') return 1;
-  return parseInteger(v, 'page', { min: 1, max: 100_000 });
-}
-
-export const windowOf = (page: number, size = PAGE_SIZE) => ({ offset: (page - 1) * size, limit: size });
-
+/**
+ * The links of a list's foot. `path` is the list's own address when the request is another one
+ * (a form that re-renders the list after an error).
+ */
 export function pager(
   request: FastifyRequest,
-  page: number,
+  window: PageWindow,
   total: number,
-  { capped = false, path, size = PAGE_SIZE }: { capped?: boolean; path?: string; size?: number } = {},
+  { capped = false, path }: { capped?: boolean; path?: string } = {},
 ): Pager {
+  const { page, limit: size } = window;
   const pages = Math.max(1, Math.ceil(total / size));
   const [own, search = ''] = request.url.split('?');
-  path ??= own;
+  const base = path ?? own ?? '/';
+  // An empty filter means "any": it is left out of the links.
+  const kept = new URLSearchParams();
+  for (const [k, v] of new URLSearchParams(search)) if (k !== 'page' && v !== '') kept.append(k, v);
   const link = (n: number) => {
-    const q = new URLSearchParams(search);
-    if (n === 1) q.delete('page');
-    else q.set('page', String(n));
+    const q = new URLSearchParams(kept);
+    if (n > 1) q.set('page', String(n));
     const s = q.toString();
-    return s ? `${path}?${s}` : (path ?? '/');
+    return s ? `${base}?${s}` : base;
   };
   return {
     page,
@@ -61,4 +86,10 @@ export function pager(
 export function queryOf(request: FastifyRequest): string {
   const i = request.url.indexOf('?');
   return i === -1 ? '' : request.url.slice(i);
+}
+
+/** A path parameter that is an id; anything else is a page that does not exist. */
+export function pathId(params: unknown, name: string): number | undefined {
+  const v = (params as Record<string, string>)[name] ?? '';
+  return /^\d{1,9}$/.test(v) && Number(v) > 0 ? Number(v) : undefined;
 }

@@ -17,7 +17,7 @@ import type { XmlObject } from '../http/xml.js';
 import { parseArticleChange, parseArticleCount, parseNewArticle, readItems } from '../routes/stock-input.js';
 import type { Services } from '../services.js';
 import { type Errors, fields, formErrors, redirectWithFlash, type Values } from './forms.js';
-import { pager, pathId, webPage } from './trade-paging.js';
+import { LIST_PAGE_SIZE, pageOf, pager, pathId } from './paging.js';
 import { render } from './render.js';
 import { requireUser } from './session.js';
 
@@ -69,7 +69,7 @@ export function stockPages(app: FastifyInstance, services: Services): void {
   app.get('/stock', signedIn, async (request, reply) => {
     const q = request.query as Record<string, string | undefined>;
     const idUser = request.user!.idUser;
-    const p = webPage(request);
+    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
     const num = (v: string | undefined) => (v && /^\d{1,9}$/.test(v) ? Number(v) : undefined);
     const filter = {
       name: q.name?.trim() || undefined,
@@ -104,7 +104,7 @@ export function stockPages(app: FastifyInstance, services: Services): void {
     const idProduct = Number(values.idProduct || q.idProduct || 0);
     let found: Awaited<ReturnType<typeof findProducts>> | null = null;
     let searchError: Errors = {};
-    const p = webPage(request);
+    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
     if (!idProduct && q.search !== undefined) {
       try {
         found = await findProducts(

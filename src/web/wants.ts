@@ -16,7 +16,7 @@ import type { XmlObject } from '../http/xml.js';
 import { parseWantslistChange } from '../routes/wantslists.js';
 import type { Services } from '../services.js';
 import { type Errors, fields, formErrors, redirectWithFlash, type Values } from './forms.js';
-import { pager, pathId, webPage } from './trade-paging.js';
+import { LIST_PAGE_SIZE, pageOf, pager, pathId } from './paging.js';
 import { render } from './render.js';
 import { requireUser } from './session.js';
 
@@ -52,7 +52,7 @@ export function wantsPages(app: FastifyInstance, services: Services): void {
   const form = { onRequest: requireUser, preHandler: app.csrfProtection };
 
   const showLists = async (request: FastifyRequest, reply: FastifyReply, failed?: Failed) => {
-    const p = webPage(request);
+    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
     const lists = await listWantslists(services, request.user!.idUser);
     return render(
       request,
@@ -110,7 +110,7 @@ export function wantsPages(app: FastifyInstance, services: Services): void {
   ) => {
     const q = request.query as Record<string, string | undefined>;
     const detail = await getWantslist(services, request.user!.idUser, idWantslist);
-    const p = webPage(request);
+    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
     // Adding: find by name; each card offers this printing (product) or any printing (metaproduct).
     let found: Awaited<ReturnType<typeof findProducts>> | null = null;
     let searchError: Errors = {};
@@ -250,7 +250,7 @@ export function wantsPages(app: FastifyInstance, services: Services): void {
 
   app.get('/wants/:idWantslist/items/:idWant', signedIn, async (request, reply) => {
     const idWantslist = listId(request);
-    const p = webPage(request);
+    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
     const { item, total, offers } = await offersForWant(
       services,
       request.user!.idUser,

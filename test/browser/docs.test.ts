@@ -1,28 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import { describeUnless } from '../helpers.js';
-import {
-  type BrowserServer,
-  type BrowserSession,
-  launchBrowser,
-  NO_BROWSER,
-  startBrowserServer,
-} from './harness.js';
+import { NO_BROWSER, useBrowser } from './harness.js';
 
 /** `/docs` in Chromium: Redoc, served by cardbazaar itself, renders the document's operations. */
 describeUnless(NO_BROWSER, 'the API reference in a browser', () => {
-  let server: BrowserServer;
-  let chrome: BrowserSession;
-  before(async () => {
-    server = await startBrowserServer();
-    chrome = await launchBrowser('docs');
-  });
-  after(async () => {
-    await chrome?.close();
-    await server?.close();
-  });
+  const ctx = useBrowser('docs');
 
   it('renders the introduction and finds an operation, with nothing refused by the page policy', async () => {
+    const { server, chrome } = ctx;
     const page = await chrome.newPage('docs');
     const refused: string[] = [];
     const outside: string[] = [];
@@ -55,6 +41,17 @@ describeUnless(NO_BROWSER, 'the API reference in a browser', () => {
     assert.equal(await operation.first().isVisible(), true);
     await page.goto(`${server.url}/docs#tag/account/operation/getAccount`);
     await operation.first().waitFor({ timeout: 60_000 });
+    // Its recorded example (docs/openapi-examples.json): the signed request, and the demo seller's
+    // account as the answer, in the panel beside the operation.
+    const section = page.locator('[data-section-id="operation/getAccount"]');
+    await section.getByText('Signed request (demo data)').first().waitFor({ timeout: 60_000 });
+    await section
+      .getByText(/oauth_consumer_key=/)
+      .first()
+      .waitFor({ timeout: 60_000 });
+    const sample = section.getByText(/demo-seller/).first();
+    await sample.waitFor({ timeout: 60_000 });
+    assert.equal(await sample.isVisible(), true);
     assert.deepEqual(refused, []);
     assert.deepEqual(outside, [], 'the page loads nothing from elsewhere');
   });

@@ -1,15 +1,7 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { after, before, it } from 'node:test';
-import { describeUnless, signedHeader, type TestCredentials } from '../helpers.js';
-import {
-  type BrowserServer,
-  type BrowserSession,
-  launchBrowser,
-  NO_BROWSER,
-  SCREENSHOTS,
-  startBrowserServer,
-} from './harness.js';
+import { it } from 'node:test';
+import { describeUnless, signedHeader } from '../helpers.js';
+import { createAppOnPage, NO_BROWSER, register, useBrowser } from './harness.js';
 
 /**
  * "Make a request that fails, and find out why from the request log and the debugger" (issue 15),
@@ -17,43 +9,13 @@ import {
  * debugger with the header the client sent and the secrets typed in.
  */
 describeUnless(NO_BROWSER, 'the request log and the signature debugger in Chromium', () => {
-  let server: BrowserServer;
-  let chrome: BrowserSession;
-  before(async () => {
-    server = await startBrowserServer();
-    chrome = await launchBrowser('request-log');
-  });
-  after(async () => {
-    await chrome?.close();
-    await server?.close();
-  });
+  const ctx = useBrowser('request-log');
 
   it('finds a failed request in the log and learns from the debugger that the query was not signed', async () => {
+    const { server, chrome } = ctx;
     const page = await chrome.newPage('developer');
-    await page.goto(`${server.url}/register`);
-    await page.getByLabel('Username', { exact: true }).fill('debugging-dev');
-    await page.getByLabel('Email address').fill('debugging-dev@example.org');
-    await page.getByLabel('Password', { exact: true }).fill('dev password');
-    await page.getByLabel('Country').selectOption('D');
-    await page.getByRole('button', { name: 'Create the account' }).click();
-    await page.waitForURL(`${server.url}/profile`);
-    await page.goto(`${server.url}/profile/apps/new`);
-    await page.locator('input[name=kind][value=dedicated]').check();
-    await page.getByLabel('Name', { exact: true }).fill('Sync tool');
-    await page.getByRole('button', { name: 'Create the app' }).click();
-    await page.waitForURL(/\/profile#app-\d+$/);
-    const idApp = Number(/#app-(\d+)$/.exec(page.url())![1]);
-    const card = page.locator(`#app-${idApp}`);
-    const read = async (n: string) => (await card.locator(`[data-credential=${n}]`).innerText()).trim();
-    const cred: TestCredentials = {
-      idApp,
-      kind: 'dedicated',
-      appToken: await read('appToken'),
-      appSecret: await read('appSecret'),
-      accessToken: await read('accessToken'),
-      accessTokenSecret: await read('accessTokenSecret'),
-      idUser: 0,
-    };
+    await register(page, server, 'debugging-dev', 'dev password');
+    const cred = await createAppOnPage(page, server, 'dedicated', 'Sync tool');
 
     const base = `${server.url}/ws/v2.0/output.json`;
     assert.equal(
@@ -90,9 +52,7 @@ describeUnless(NO_BROWSER, 'the request log and the signature debugger in Chromi
     await page.waitForLoadState('load');
     // For a reviewer only: a screenshot that hangs (seen once in CI right after a history
     // navigation) must not fail the story, as in the harness.
-    await page
-      .screenshot({ path: join(SCREENSHOTS, 'request-log-98-requests.png'), fullPage: true, timeout: 10_000 })
-      .catch(() => {});
+    await chrome.shot(page, 'developer').catch(() => {});
 
     await page.locator('table.requests tbody tr').nth(0).getByRole('link').click();
     await page.waitForURL(/\/requests\/\d+$/);

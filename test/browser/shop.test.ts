@@ -1,24 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
-import { createApp } from '../../src/auth/apps.js';
-import { hashPassword } from '../../src/auth/passwords.js';
-import { createUser } from '../../src/domain/users.js';
-import type { User } from '../../src/store/schema.js';
-import { setPasswordHash } from '../../src/store/users.js';
+import { it } from 'node:test';
 import { createProduct } from '../fixtures.js';
+import { describeUnless, type TestServer, xmlRequest } from '../helpers.js';
 import {
-  describeUnless,
-  signedHeader,
-  type TestCredentials,
-  type TestServer,
-  xmlRequest,
-} from '../helpers.js';
-import {
-  type BrowserServer,
-  type BrowserSession,
-  launchBrowser,
   NO_BROWSER,
-  startBrowserServer,
+  PHONE,
+  person,
+  sellerWithStock,
+  signedFetch,
+  signIn,
+  stockXml,
+  useBrowser,
 } from './harness.js';
 
 /**
@@ -29,77 +21,11 @@ import {
  * and phone size (`test/browser/screenshots/shop-*`).
  */
 
-const PASSWORD = 'shop browser password';
-
-async function signedFetch(
-  server: BrowserServer,
-  cred: TestCredentials,
-  method: string,
-  path: string,
-  body?: string,
-) {
-  const url = `${server.url}/ws/v2.0/output.json${path}`;
-  const res = await fetch(url, {
-    method,
-    headers: {
-      authorization: signedHeader(cred, method, url),
-      ...(body ? { 'content-type': 'application/xml' } : {}),
-    },
-    body,
-  });
-
-  return { status: res.status, json: (await res.json().catch(() => undefined)) as any };
-}
-
-async function person(
-  server: BrowserServer,
-  username: string,
-  country: string,
-  balanceCents: number,
-): Promise<{ user: User; cred: TestCredentials }> {
-  const user = await createUser(server.services, {
-    username,
-    country,
-    accountType: 'private',
-    balanceCents,
-    firstName: username,
-    lastName: 'Tester',
-    street: 'Somewhere 1',
-    zip: '12345',
-    city: 'Town',
-  });
-  await setPasswordHash(server.services.database.db, user.idUser, await hashPassword(PASSWORD));
-  const issued = await createApp(server.services, { idUser: user.idUser, kind: 'dedicated' });
-  return {
-    user,
-    cred: {
-      idApp: issued.app.idApp,
-      kind: 'dedicated',
-      appToken: issued.appToken,
-      appSecret: issued.appSecret,
-      accessToken: issued.accessToken!.token,
-      accessTokenSecret: issued.accessToken!.secret,
-      idUser: user.idUser,
-    },
-  };
-}
-
-const stockXml = (idProduct: number, price: string, condition: string, count = 1) =>
-  `<article><idProduct>${idProduct}</idProduct><idLanguage>1</idLanguage><comments>from the tool</comments><count>${count}</count><price>${price}</price><condition>${condition}</condition><isFoil>false</isFoil><isSigned>false</isSigned><isAltered>false</isAltered><isPlayset>false</isPlayset></article>`;
-
 describeUnless(NO_BROWSER, 'the shop in Chromium', () => {
-  let server: BrowserServer;
-  let chrome: BrowserSession;
-  before(async () => {
-    server = await startBrowserServer();
-    chrome = await launchBrowser('shop');
-  });
-  after(async () => {
-    await chrome?.close();
-    await server?.close();
-  });
+  const ctx = useBrowser('shop');
 
   it('a buyer finds a card, filters, buys from two sellers, sets the address, checks out and pays; the API agrees', async () => {
+    const { server, chrome } = ctx;
     const asTest = server as unknown as TestServer;
     const bolt = await createProduct(asTest, {
       enName: 'Lightning Bolt',
@@ -107,24 +33,15 @@ describeUnless(NO_BROWSER, 'the shop in Chromium', () => {
       rarity: 'Common',
     });
     await createProduct(asTest, { enName: 'Lightning Helix', rarity: 'Uncommon' });
-    const erika = await person(server, 'erika', 'D', 0);
-    const giulia = await person(server, 'giulia', 'IT', 0);
-    const jean = await person(server, 'jean', 'FR', 5_000);
-
     // The sellers' stock tools list through the signed API; the pages show it.
-    const listed = await signedFetch(
-      server,
-      erika.cred,
-      'POST',
-      '/stock',
-      xmlRequest(
-        stockXml(bolt.idProduct, '1.20', 'NM', 3) +
-          stockXml(bolt.idProduct, '0.30', 'PL') +
-          stockXml(bolt.idProduct, '0.90', 'EX'),
-      ),
-    );
-    assert.equal(listed.status, 200, JSON.stringify(listed.json));
-    const erikaNm = listed.json.inserted[0].idArticle.idArticle as number;
+    const erika = await sellerWithStock(server, 'erika', [
+      { idProduct: bolt.idProduct, price: '1.20', condition: 'NM', count: 3 },
+      { idProduct: bolt.idProduct, price: '0.30', condition: 'PL' },
+      { idProduct: bolt.idProduct, price: '0.90', condition: 'EX' },
+    ]);
+    const erikaNm = erika.idArticles[0]!;
+    const giulia = await person(server, 'giulia', { country: 'IT' });
+    const jean = await person(server, 'jean', { country: 'FR', balanceCents: 5_000 });
     const giuliaListed = await signedFetch(
       server,
       giulia.cred,
@@ -135,11 +52,7 @@ describeUnless(NO_BROWSER, 'the shop in Chromium', () => {
     const giuliaMt = giuliaListed.json.inserted[0].idArticle.idArticle as number;
 
     const page = await chrome.newPage('desktop');
-    await page.goto(`${server.url}/login?next=/cards`);
-    await page.getByLabel('Username', { exact: true }).fill('jean');
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${server.url}/cards`);
+    await signIn(page, server, 'jean', '/cards');
 
     // Search.
     await page.getByLabel('Card name').fill('Lightning');
@@ -207,12 +120,8 @@ describeUnless(NO_BROWSER, 'the shop in Chromium', () => {
     );
 
     // Phone-sized pictures of the same pages, before the cart is checked out.
-    const phone = await chrome.newPage('phone', { width: 390, height: 844 });
-    await phone.goto(`${server.url}/login?next=/cart`);
-    await phone.getByLabel('Username', { exact: true }).fill('jean');
-    await phone.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await phone.getByRole('button', { name: 'Sign in' }).click();
-    await phone.waitForURL(`${server.url}/cart`);
+    const phone = await chrome.newPage('phone', PHONE);
+    await signIn(phone, server, 'jean', '/cart');
     await phone.goto(`${server.url}/products/${bolt.idProduct}`);
     await phone.goto(`${server.url}/cards?search=Lightning`);
     await phone.goto(`${server.url}/users/erika`);

@@ -1,24 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
-import type { Page } from 'playwright-core';
-import { hashPassword } from '../../src/auth/passwords.js';
+import { it } from 'node:test';
 import { payOrder } from '../../src/domain/orders.js';
-import { createUser } from '../../src/domain/users.js';
 import { createProduct } from '../fixtures.js';
-import {
-  createTestApp,
-  describeUnless,
-  signedHeader,
-  type TestCredentials,
-  type TestServer,
-} from '../helpers.js';
-import {
-  type BrowserServer,
-  type BrowserSession,
-  launchBrowser,
-  NO_BROWSER,
-  startBrowserServer,
-} from './harness.js';
+import { describeUnless, type TestServer } from '../helpers.js';
+import { NO_BROWSER, PHONE, person, signedFetch, signIn, useBrowser } from './harness.js';
 
 /**
  * The selling story in Chromium: a seller lists three cards on the stock pages; a buyer's order of
@@ -28,66 +13,14 @@ import {
  * screenshots land in test/browser/screenshots/.
  */
 
-const PASSWORD = 'trade story password';
-
-async function signedFetch(
-  server: BrowserServer,
-  cred: TestCredentials,
-  method: string,
-  path: string,
-  body?: string,
-) {
-  const url = `${server.url}/ws/v2.0/output.json${path}`;
-  const res = await fetch(url, {
-    method,
-    headers: {
-      authorization: signedHeader(cred, method, url),
-      ...(body ? { 'content-type': 'application/xml' } : {}),
-    },
-    body,
-  });
-  return { status: res.status, json: (await res.json().catch(() => undefined)) as any };
-}
-
-async function signIn(page: Page, server: BrowserServer, username: string, next = '/orders') {
-  await page.goto(`${server.url}/login?next=${encodeURIComponent(next)}`);
-  await page.getByLabel('Username', { exact: true }).fill(username);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${server.url}${next}`);
-}
-
 describeUnless(NO_BROWSER, 'the trading pages in Chromium', () => {
-  let server: BrowserServer;
-  let chrome: BrowserSession;
-  before(async () => {
-    server = await startBrowserServer();
-    chrome = await launchBrowser('trade');
-  });
-  after(async () => {
-    await chrome?.close();
-    await server?.close();
-  });
+  const ctx = useBrowser('trade');
 
   it('lists, sells, sends, receives, evaluates, talks and matches a wants list', async () => {
+    const { server, chrome } = ctx;
     const asTest = server as unknown as TestServer;
-    const people = async (username: string, balanceCents: number) => {
-      const user = await createUser(server.services, {
-        username,
-        country: 'D',
-        accountType: 'private',
-        balanceCents,
-        firstName: 'Story',
-        lastName: username,
-        street: 'Kartenweg 3',
-        zip: '10115',
-        city: 'Berlin',
-        passwordHash: await hashPassword(PASSWORD),
-      });
-      return { user, cred: await createTestApp(asTest, user) };
-    };
-    const seller = await people('storyseller', 0);
-    const buyer = await people('storybuyer', 5000);
+    const seller = await person(server, 'storyseller');
+    const buyer = await person(server, 'storybuyer', { balanceCents: 5000 });
     const names = ['Glimmer Owl', 'Glimmer Fox', 'Glimmer Bear'];
     const products = [];
     for (const enName of names) products.push(await createProduct(asTest, { enName }));
@@ -158,6 +91,13 @@ describeUnless(NO_BROWSER, 'the trading pages in Chromium', () => {
     let api = await signedFetch(server, buyer.cred, 'GET', `/order/${idOrder}`);
     assert.equal(api.json.order.state.state, 'sent');
     assert.equal(api.json.order.trackingNumber, 'LX123456789DE');
+    // A typo in the number: the seller corrects it on the sent order's page.
+    await sp.locator('#action-tracking').getByLabel('Tracking number').fill('LX123456780DE');
+    await sp.getByRole('button', { name: 'Change the tracking number' }).click();
+    await sp.waitForURL(`${server.url}/orders/${idOrder}`);
+    assert.match(await sp.locator('.flash').innerText(), /The tracking number is changed/);
+    api = await signedFetch(server, buyer.cred, 'GET', `/order/${idOrder}`);
+    assert.equal(api.json.order.trackingNumber, 'LX123456780DE');
 
     // The buyer confirms reception and evaluates.
     await bp.goto(`${server.url}/orders?actor=buyer&state=sent`);
@@ -194,7 +134,7 @@ describeUnless(NO_BROWSER, 'the trading pages in Chromium', () => {
     );
 
     // The same pages on a phone, for the screenshots.
-    const phone = await chrome.newPage('phone', { width: 390, height: 844 });
+    const phone = await chrome.newPage('phone', PHONE);
     await signIn(phone, server, 'storyseller', '/stock');
     for (const path of [
       '/orders?actor=seller&state=received',
@@ -206,7 +146,7 @@ describeUnless(NO_BROWSER, 'the trading pages in Chromium', () => {
     ]) {
       await phone.goto(`${server.url}${path}`);
     }
-    const buyerPhone = await chrome.newPage('buyer-phone', { width: 390, height: 844 });
+    const buyerPhone = await chrome.newPage('buyer-phone', PHONE);
     await signIn(buyerPhone, server, 'storybuyer', '/wants');
     await buyerPhone.goto(`${server.url}/wants/${idWantslist}`);
     await buyerPhone.goto(`${server.url}/wants/${idWantslist}/items/${wants.json.wantslist.item[0].idWant}`);

@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
-import type { Page } from 'playwright-core';
-import { describeUnless, signedHeader, type TestCredentials, xmlRequest } from '../helpers.js';
+import { it } from 'node:test';
+import { describeUnless, xmlRequest } from '../helpers.js';
 import {
-  type BrowserServer,
-  type BrowserSession,
-  launchBrowser,
+  createAppOnPage,
   NO_BROWSER,
-  startBrowserServer,
+  PHONE,
+  register,
+  signedFetch,
+  signIn,
   startCallbackServer,
+  useBrowser,
 } from './harness.js';
 
 /**
@@ -16,107 +17,33 @@ import {
  * off the page; a third-party app's user authorizes it; and the hostile cases.
  */
 
-async function signedFetch(
-  server: BrowserServer,
-  cred: TestCredentials,
-  method: string,
-  path: string,
-  body?: string,
-) {
-  const url = `${server.url}/ws/v2.0/output.json${path}`;
-  const res = await fetch(url, {
-    method,
-    headers: {
-      authorization: signedHeader(cred, method, url),
-      ...(body ? { 'content-type': 'application/xml' } : {}),
-    },
-    body,
-  });
-  return { status: res.status, json: (await res.json().catch(() => undefined)) as any };
-}
-
-async function register(page: Page, server: BrowserServer, username: string, password: string) {
-  await page.goto(`${server.url}/register`);
-  await page.getByLabel('Username', { exact: true }).fill(username);
-  await page.getByLabel('Email address').fill(`${username}@example.org`);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByLabel('Country').selectOption('D');
-  await page.getByRole('button', { name: 'Create the account' }).click();
-  await page.waitForURL(`${server.url}/profile`);
-}
-
-async function createApp(
-  page: Page,
-  server: BrowserServer,
-  kind: string,
-  name: string,
-  callbackUrl?: string,
-) {
-  await page.goto(`${server.url}/profile/apps/new`);
-  await page.locator(`input[name=kind][value=${kind}]`).check();
-  await page.getByLabel('Name', { exact: true }).fill(name);
-  if (callbackUrl) await page.getByLabel('Callback URL', { exact: true }).fill(callbackUrl);
-  await page.getByRole('button', { name: 'Create the app' }).click();
-  await page.waitForURL(/\/profile#app-\d+$/);
-  const idApp = Number(/#app-(\d+)$/.exec(page.url())![1]);
-  const card = page.locator(`#app-${idApp}`);
-  const read = async (n: string) =>
-    (await card.locator(`[data-credential=${n}]`).count())
-      ? (await card.locator(`[data-credential=${n}]`).innerText()).trim()
-      : '';
-  return {
-    idApp,
-    kind: kind as TestCredentials['kind'],
-    appToken: await read('appToken'),
-    appSecret: await read('appSecret'),
-    accessToken: await read('accessToken'),
-    accessTokenSecret: await read('accessTokenSecret'),
-    idUser: 0,
-  } satisfies TestCredentials;
-}
-
 describeUnless(NO_BROWSER, 'the website in Chromium', () => {
-  let server: BrowserServer;
-  let chrome: BrowserSession;
-  before(async () => {
-    server = await startBrowserServer({ signInAttemptsPerUsername: 3, signInAttemptsPerAddress: 1000 });
-    chrome = await launchBrowser('website');
-  });
-  after(async () => {
-    await chrome?.close();
-    await server?.close();
-  });
+  const ctx = useBrowser('website', { signInAttemptsPerUsername: 3, signInAttemptsPerAddress: 1000 });
 
   it('registers, signs in, creates a dedicated app and uses its four credentials', async () => {
+    const { server, chrome } = ctx;
     const page = await chrome.newPage('dedicated');
     await register(page, server, 'alice', 'alice password');
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL(`${server.url}/`);
-    await page.goto(`${server.url}/login`);
-    await page.getByLabel('Username', { exact: true }).fill('alice');
-    await page.getByLabel('Password', { exact: true }).fill('alice password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${server.url}/profile`);
-    const cred = await createApp(page, server, 'dedicated', 'Alice tools');
+    await signIn(page, server, 'alice', '/profile', 'alice password');
+    const cred = await createAppOnPage(page, server, 'dedicated', 'Alice tools');
     assert.ok(cred.appToken && cred.appSecret && cred.accessToken && cred.accessTokenSecret);
     const res = await signedFetch(server, cred, 'GET', '/account');
     assert.equal(res.status, 200);
     assert.equal(res.json.account.username, 'alice');
     // Phone width: the same profile, for the screenshots.
-    const phone = await chrome.newPage('phone', { width: 390, height: 844 });
-    await phone.goto(`${server.url}/login`);
-    await phone.getByLabel('Username', { exact: true }).fill('alice');
-    await phone.getByLabel('Password', { exact: true }).fill('alice password');
-    await phone.getByRole('button', { name: 'Sign in' }).click();
-    await phone.waitForURL(`${server.url}/profile`);
+    const phone = await chrome.newPage('phone', PHONE);
+    await signIn(phone, server, 'alice', '/profile', 'alice password');
   });
 
   it('runs the third-party flow to a token pair that acts for the second user, then refuses reuse, age and revocation', async () => {
+    const { server, chrome } = ctx;
     const callback = await startCallbackServer();
     try {
       const maker = await chrome.newPage('maker');
       await register(maker, server, 'robotmaker', 'maker password');
-      const app = await createApp(maker, server, 'thirdParty', 'Price Robot', callback.url);
+      const app = await createAppOnPage(maker, server, 'thirdParty', 'Price Robot', callback.url);
 
       const second = await chrome.newPage('bob');
       await register(second, server, 'bob', 'bob password');
@@ -185,6 +112,7 @@ describeUnless(NO_BROWSER, 'the website in Chromium', () => {
   });
 
   it('shows hostile names as text and answers the sign-in limit', async () => {
+    const { server, chrome } = ctx;
     const page = await chrome.newPage('hostile');
     await page.goto(`${server.url}/register`);
     await page.getByLabel('Username', { exact: true }).fill('<script>alert(1)</script>');
@@ -195,7 +123,7 @@ describeUnless(NO_BROWSER, 'the website in Chromium', () => {
       '<script>alert(1)</script>',
     );
     await register(page, server, 'mallory', 'mallory password');
-    await createApp(page, server, 'widget', '<script>alert(2)</script>');
+    await createAppOnPage(page, server, 'widget', '<script>alert(2)</script>');
     assert.match(await page.locator('#apps').innerText(), /<script>alert\(2\)<\/script>/);
 
     const limited = await chrome.newPage('limit');
