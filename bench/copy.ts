@@ -7,7 +7,8 @@ import pg from 'pg';
  * without building a large marketplace a second time. Rows go in as a few thousand per statement
  * through `unnest` of one array per column (a handful of parameters per statement, whatever the
  * number of rows), with triggers and foreign-key checks off for the session; identity sequences
- * are then moved past the copied ids, and the tables analyzed.
+ * are then moved past the copied ids. The harness settles the schema (`settlePostgres`) once the
+ * scenario's `prepare` has written too.
  */
 const ROWS_PER_STATEMENT = 5_000;
 
@@ -80,9 +81,27 @@ export async function copySqliteIntoPostgres(file: string, url: string): Promise
       }
     }
     await target.query('set session_replication_role = origin');
-    await target.query('analyze');
   } finally {
     source.close();
+    await target.end();
+  }
+}
+
+/**
+ * Brings the scenario's schema where a running server's autovacuum would have it: statistics for
+ * the planner (without them a table filled since its creation is planned as nearly empty) and the
+ * visibility map that lets index-only scans skip the table. Table by table, so only this schema
+ * is touched: a bare `analyze` would walk every schema of the shared database.
+ */
+export async function settlePostgres(url: string): Promise<void> {
+  const target = new pg.Client({ connectionString: url });
+  await target.connect();
+  try {
+    const tables = await target.query<{ name: string }>(
+      `select tablename as name from pg_tables where schemaname = current_schema()`,
+    );
+    for (const t of tables.rows) await target.query(`vacuum (analyze) "${t.name.replace(/"/g, '""')}"`);
+  } finally {
     await target.end();
   }
 }

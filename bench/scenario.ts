@@ -47,4 +47,12 @@ export interface Scenario<T = unknown> {
    * run (from 0; -1 for the harness's sample request).
    */
   sequential?: { requests: number };
+  /**
+   * Sequential scenarios whose requests leave work to the server's background loops (webhook
+   * deliveries): called after each of cardbazaar's rounds, it waits until that work is done and
+   * says how much of it was done during the round. The harness prints `note` with the round and
+   * reports the time per request with `settleMs` added beside the plain figure, so a backlog left
+   * to the baseline's round cannot flatter the result.
+   */
+  afterRound?(state: T): Promise<{ note: string; settleMs: number }>;
 }

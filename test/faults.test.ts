@@ -7,6 +7,7 @@ import { buildApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
 import { createServices } from '../src/services.js';
 import { runCli } from './cli-helpers.js';
+import { cliOn, listen, SECRET, startTwoServers } from './file-servers.js';
 import { createProduct } from './fixtures.js';
 import {
   countRows,
@@ -29,8 +30,6 @@ import { articleXml } from './stock-helpers.js';
  * database beside running servers, and the servers answer as the live service does in that
  * condition, change nothing, and answer normally again once the fault is cleared.
  */
-
-const SECRET = testConfig().secretKey!;
 
 interface Answer {
   status: number;
@@ -60,11 +59,6 @@ async function call(
   return { status: res.status, headers: res.headers, text: await res.text(), ms: Date.now() - started };
 }
 
-async function listen(server: TestServer): Promise<string> {
-  await server.app.listen({ port: 0, host: '127.0.0.1' });
-  return `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
-}
-
 async function startServer(dialect: DialectName) {
   const server =
     dialect === 'sqlite' ? await startFileTestServer() : await startTestServer({ dialect: 'postgres' });
@@ -81,7 +75,7 @@ for (const dialect of DIALECTS) {
     let cred: TestCredentials;
     let widget: TestCredentials;
     let idProduct: number;
-    const cli = (...args: string[]) => runCli('--secret-key', SECRET, '--database-url', databaseUrl, ...args);
+    const cli = (...args: string[]) => cliOn(databaseUrl)(...args);
     const add = async (...args: string[]) => {
       const r = await cli('faults', 'add', ...args);
       assert.equal(r.code, 0, r.err);
@@ -272,34 +266,19 @@ for (const dialect of DIALECTS) {
 
 describe('faults, shared and refused', () => {
   it('two servers on one database file both apply a fault the command added', async () => {
-    const first = await startFileTestServer();
-    const second = await startTestServer({ config: { databaseUrl: first.databaseUrl } });
+    const { first, base1, base2, cli, close } = await startTwoServers();
     try {
-      const base1 = await listen(first);
-      const base2 = await listen(second);
       const { cred } = await createTestClient(first);
       assert.equal((await call(base2, cred, 'GET', '/account')).status, 200);
-      const r = await runCli(
-        '--secret-key',
-        SECRET,
-        '--database-url',
-        first.databaseUrl,
-        'faults',
-        'add',
-        '--path',
-        '/account',
-        '--status',
-        '503',
-      );
+      const r = await cli('faults', 'add', '--path', '/account', '--status', '503');
       assert.equal(r.code, 0, r.err);
       assert.equal((await call(base1, cred, 'GET', '/account')).status, 503);
       assert.equal((await call(base2, cred, 'GET', '/account')).status, 503);
-      await runCli('--secret-key', SECRET, '--database-url', first.databaseUrl, 'faults', 'clear');
+      await cli('faults', 'clear');
       assert.equal((await call(base1, cred, 'GET', '/account')).status, 200);
       assert.equal((await call(base2, cred, 'GET', '/account')).status, 200);
     } finally {
-      await second.close();
-      await first.close();
+      await close();
     }
   });
 

@@ -82,7 +82,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-async function postgresSchemaUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function postgresSchemaUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = process.env.TEST_POSTGRES_URL!;
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: base });

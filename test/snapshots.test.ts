@@ -1,19 +1,17 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { testConfig } from '../src/config.js';
 import { loadSnapshot, saveSnapshot } from '../src/domain/snapshots.js';
 import { announceRestore, withdrawRestore } from '../src/store/snapshots.js';
 import { runCli } from './cli-helpers.js';
+import { SECRET, startTwoServers, type TwoServers } from './file-servers.js';
 import { createProduct } from './fixtures.js';
 import {
   createTestClient,
   describeUnless,
   NO_POSTGRES,
   signedHeader,
-  startFileTestServer,
   startTestServer,
   type TestCredentials,
   type TestServer,
@@ -26,13 +24,6 @@ import { articleXml } from './stock-helpers.js';
  * after a save is gone after the load, on every server on the file, and the servers' own state
  * (limit counts, nonces, cached credentials, the clock) starts again from the restored world.
  */
-
-const SECRET = testConfig().secretKey!;
-
-async function listen(server: TestServer): Promise<string> {
-  await server.app.listen({ port: 0, host: '127.0.0.1' });
-  return `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
-}
 
 async function call(
   base: string,
@@ -61,14 +52,13 @@ async function call(
 }
 
 describe('snapshots beside running servers (SQLite)', () => {
+  let servers: TwoServers;
   let server: TestServer & { databaseUrl: string };
-  let second: TestServer;
   let base: string;
   let base2: string;
   let cred: TestCredentials;
   let idProduct: number;
-  const cli = (...args: string[]) =>
-    runCli('--secret-key', SECRET, '--database-url', server.databaseUrl, ...args);
+  const cli = (...args: string[]) => servers.cli(...args);
   const ok = async (...args: string[]) => {
     const r = await cli(...args);
     assert.equal(r.code, 0, r.err);
@@ -76,10 +66,8 @@ describe('snapshots beside running servers (SQLite)', () => {
   };
 
   before(async () => {
-    server = await startFileTestServer({ limitsEnabled: true, limitsDailyPrivate: 1000 });
-    second = await startTestServer({ config: { databaseUrl: server.databaseUrl } });
-    base = await listen(server);
-    base2 = await listen(second);
+    servers = await startTwoServers({ first: { limitsEnabled: true, limitsDailyPrivate: 1000 } });
+    ({ first: server, base1: base, base2 } = servers);
     ({ cred } = await createTestClient(server, { accountType: 'private' }));
     ({ idProduct } = await createProduct(server, { enName: 'Snapshot Card' }));
     const res = await call(base, cred, 'POST', '/stock', {
@@ -87,10 +75,7 @@ describe('snapshots beside running servers (SQLite)', () => {
     });
     assert.equal(res.status, 200);
   });
-  after(async () => {
-    await second.close();
-    await server.close();
-  });
+  after(() => servers.close());
 
   it('save, change things through the API, load: the API answers the old state on every server', async () => {
     const saved = JSON.parse(await ok('snapshot', 'save', 'base'));

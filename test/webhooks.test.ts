@@ -15,7 +15,7 @@ import {
   type WebhookSettings,
 } from '../src/domain/webhooks.js';
 import { createServices } from '../src/services.js';
-import { claimDueDeliveries } from '../src/store/webhooks.js';
+import { ATTEMPT_INTERRUPTED, claimDueDeliveries } from '../src/store/webhooks.js';
 import {
   DIALECTS,
   NO_POSTGRES,
@@ -205,6 +205,115 @@ for (const dialect of DIALECTS) {
         server.clock.advance(24 * 3600 * 1000);
         await server.services.webhooks.deliverDue();
         assert.equal(hook.received.length, 2);
+      } finally {
+        await hook.close();
+      }
+    });
+
+    it('records the attempts of one pass together: a failure then a success leave the endpoint not failing', async () => {
+      const hook = await startReceiver((_r, n) => (n === 1 ? 503 : 200));
+      const other = await createTrader(server, { name: 'batched' });
+      const endpoint = await createEndpoint(server.services, SANDBOX, other.user.idUser, {
+        idApp: await dedicatedApp(server, other.user.idUser),
+        url: hook.url,
+        kinds: 'message.received',
+      });
+      try {
+        for (const text of ['one', 'two', 'three'])
+          await seller.api.post(
+            `/account/messages/${other.user.idUser}`,
+            xmlRequest(`<message>${text}</message>`),
+          );
+        await settle(server);
+        assert.deepEqual(
+          hook.received.map((r) => r.json.data.message.text),
+          ['one', 'two', 'three'],
+        );
+        const deliveries = await server.services.database.db
+          .selectFrom('webhookDeliveries')
+          .select(['state', 'attempts', 'leaseToken'])
+          .where('idEndpoint', '=', endpoint.idEndpoint)
+          .orderBy('idDelivery')
+          .execute();
+        assert.deepEqual(
+          deliveries.map((d) => [d.state, d.attempts, d.leaseToken]),
+          [
+            ['pending', 1, null],
+            ['delivered', 1, null],
+            ['delivered', 1, null],
+          ],
+        );
+        const attempts = await server.services.database.db
+          .selectFrom('webhookAttempts')
+          .select(['status', 'response'])
+          .where('idEndpoint', '=', endpoint.idEndpoint)
+          .orderBy('idAttempt')
+          .execute();
+        assert.deepEqual(
+          attempts.map((a) => a.status),
+          [503, 200, 200],
+        );
+        // The 503 marked it failing within the pass; the successes after it, in the same
+        // transaction, cleared that again.
+        const row = await server.services.database.db
+          .selectFrom('webhookEndpoints')
+          .select(['failingSince', 'enabled'])
+          .where('idEndpoint', '=', endpoint.idEndpoint)
+          .executeTakeFirstOrThrow();
+        assert.deepEqual(row, { failingSince: null, enabled: 1 });
+      } finally {
+        await hook.close();
+      }
+    });
+
+    it('gives back, unsent, the rest of a claim once half its lease has gone on a slow receiver', async () => {
+      // Timeout 300 ms: lease 1.6 s; each attempt on a receiver that never answers takes 300 ms.
+      let hang = true;
+      const hook = await startReceiver(() => (hang ? 'hang' : 200));
+      const other = await createTrader(server, { name: 'slowpoke' });
+      const endpoint = await createEndpoint(server.services, SANDBOX, other.user.idUser, {
+        idApp: await dedicatedApp(server, other.user.idUser),
+        url: hook.url,
+        kinds: 'message.received',
+      });
+      const N = 6;
+      try {
+        for (let i = 0; i < N; i++)
+          await seller.api.post(
+            `/account/messages/${other.user.idUser}`,
+            xmlRequest(`<message>m${i}</message>`),
+          );
+        await settle(server);
+        const sent = hook.received.length;
+        assert.ok(sent >= 2 && sent < N, `sent ${sent} of ${N} in the pass`);
+        const deliveries = await server.services.database.db
+          .selectFrom('webhookDeliveries')
+          .selectAll()
+          .where('idEndpoint', '=', endpoint.idEndpoint)
+          .orderBy('idDelivery')
+          .execute();
+        const records = await server.services.database.db
+          .selectFrom('webhookAttempts')
+          .select(['idDelivery', 'status'])
+          .where('idEndpoint', '=', endpoint.idEndpoint)
+          .execute();
+        assert.deepEqual(
+          records.map((r) => r.idDelivery).sort((a, b) => a - b),
+          deliveries.slice(0, sent).map((d) => d.idDelivery),
+        );
+        for (const [i, d] of deliveries.entries()) {
+          assert.equal(d.state, 'pending');
+          assert.equal(d.leaseToken, null);
+          // Sent and failed: retried later; given back: due now, as if never claimed.
+          assert.equal(d.attempts, i < sent ? 1 : 0);
+          assert.ok(i < sent ? d.nextAttemptAt > server.clock.now() : d.nextAttemptAt <= server.clock.now());
+        }
+        hang = false;
+        await server.services.webhooks.deliverDue();
+        assert.deepEqual(
+          hook.received.slice(sent).map((r) => r.json.data.message.text),
+          Array.from({ length: N - sent }, (_, i) => `m${sent + i}`),
+        );
       } finally {
         await hook.close();
       }
@@ -442,7 +551,8 @@ describe('webhooks across a restart (sqlite file)', () => {
         xmlRequest('<message>Before the crash</message>'),
       );
       await first.services.events.deliverPending();
-      // What a process killed in the middle of sending leaves behind: the row claimed, no attempt.
+      // What a process killed in the middle of sending leaves behind: the row claimed, its attempt
+      // under way (test/webhooks-kill.test.ts kills a real server process instead).
       const wallNow = first.wallClock.now();
       const lease = first.services.webhooks.leaseMs;
       const claimed = await claimDueDeliveries(
@@ -472,7 +582,16 @@ describe('webhooks across a restart (sqlite file)', () => {
           .selectFrom('webhookDeliveries')
           .select(['state', 'attempts', 'leaseToken'])
           .executeTakeFirstOrThrow();
-        assert.deepEqual(row, { state: 'delivered', attempts: 1, leaseToken: null });
+        assert.deepEqual(row, { state: 'delivered', attempts: 2, leaseToken: null });
+        const attempts = await second.services.database.db
+          .selectFrom('webhookAttempts')
+          .select(['status', 'response'])
+          .orderBy('idAttempt')
+          .execute();
+        assert.deepEqual(attempts, [
+          { status: null, response: ATTEMPT_INTERRUPTED },
+          { status: 200, response: 'ok' },
+        ]);
       } finally {
         await second.close();
       }

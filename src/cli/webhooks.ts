@@ -102,6 +102,7 @@ export function registerWebhookCommands(program: Command): void {
                 at: new Date(a.at).toISOString(),
                 status: a.status,
                 durationMs: a.durationMs,
+                response: a.response,
               })),
             });
           }

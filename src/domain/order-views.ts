@@ -62,7 +62,7 @@ export async function loadOrderViews(db: Executor, orders: Order[]): Promise<Ord
       db,
       orders.flatMap((o) => [o.idSeller, o.idBuyer]),
     ),
-    orderLineViews(db, ids),
+    orderLineViews(db, orders),
     evaluationsOf(db, ids),
   ]);
   const linesOf = new Map<number, ArticleView[]>();

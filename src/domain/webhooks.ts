@@ -6,6 +6,7 @@ import { BlockList, isIP } from 'node:net';
 import type { Logger } from 'pino';
 import { newSalt } from '../auth/credentials.js';
 import type { Clock } from '../clock.js';
+import type { Tx } from '../store/db.js';
 import { badRequest, notFound } from '../errors.js';
 import { mapEvent } from '../mappers/event.js';
 import { findAppById, listAppsOfUser } from '../store/apps.js';
@@ -19,10 +20,11 @@ import {
   endpointsOfApps,
   failPendingDeliveries,
   findDelivery,
+  completeAttempt,
   findEndpoint,
-  insertAttempt,
   insertEndpoint,
   pruneWebhookHistory,
+  releaseDeliveries,
   requeueDelivery,
   settleDelivery,
   updateEndpoint,
@@ -305,6 +307,20 @@ export interface PostResult {
 }
 
 /**
+ * Connections kept open between deliveries: a checkout raises a hundred events for one seller, and
+ * a new connection for each cost more than the rest of its delivery. An idle connection is closed
+ * after two seconds, before receivers commonly close theirs (Node's servers after five), so a
+ * delivery is seldom sent on a connection the receiver is closing. A connection is opened through
+ * the request's `lookup`, so the private-address check holds for every connection.
+ */
+const KEEP_ALIVE = { keepAlive: true, maxSockets: 8, maxFreeSockets: 64, timeout: 2000 };
+let agents: { http: http.Agent; https: https.Agent } | undefined;
+function agentFor(protocol: string): http.Agent {
+  agents ??= { http: new http.Agent(KEEP_ALIVE), https: new https.Agent(KEEP_ALIVE) };
+  return protocol === 'https:' ? agents.https : agents.http;
+}
+
+/**
  * One `POST`: no redirects followed, at most `timeoutMs` for the whole exchange, the first 1 KB of
  * the answer kept. With `refusePrivate`, an address that resolves to a private or loopback address
  * is refused at connection time too (a name pointing inside the network, or changed after the
@@ -373,7 +389,7 @@ export function postJson(
         method: 'POST',
         headers: { ...headers, 'Content-Length': Buffer.byteLength(body) },
         lookup: lookup as never,
-        agent: false,
+        agent: agentFor(url.protocol),
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -422,6 +438,15 @@ export interface DelivererContext extends DomainContext {
 }
 
 const CLAIM_BATCH = 50;
+
+/** One attempt's outcome, waiting to be recorded. */
+interface Outcome {
+  c: ClaimedDelivery;
+  result: PostResult;
+  /** Marketplace time when the attempt began, and when its answer came. */
+  startedAt: number;
+  now: number;
+}
 
 /**
  * Delivers due webhook attempts. Several instances on one database share the work: each claims
@@ -481,12 +506,24 @@ export class WebhookDeliverer {
       const byEndpoint = new Map<number, ClaimedDelivery[]>();
       for (const c of claimed)
         byEndpoint.set(c.endpoint.idEndpoint, [...(byEndpoint.get(c.endpoint.idEndpoint) ?? []), c]);
+      // Outcomes are recorded several to a transaction (a transaction per attempt cost about as
+      // much as sending it), at the end of an endpoint's list, or once half the lease has gone,
+      // while the claim still holds. A process killed before recording a success sends that
+      // delivery again: at least once, as promised. Past half the lease (a slow receiver), the rest
+      // of the list is given back unsent rather than sent after the claim may have run out, when
+      // another instance could be sending it too.
       await Promise.all(
         [...byEndpoint.values()].map(async (list) => {
-          for (const c of list) {
-            await this.attempt(c, token);
+          const outcomes: Outcome[] = [];
+          for (const [i, c] of list.entries()) {
+            outcomes.push(await this.send(c));
             attempts++;
+            if (this.ctx.wallClock.now() - wallNow > this.leaseMs / 2) {
+              await this.record(outcomes.splice(0), token, list.slice(i + 1));
+              return;
+            }
           }
+          if (outcomes.length > 0) await this.record(outcomes, token);
         }),
       );
       if (claimed.length < CLAIM_BATCH && !this.again) return attempts;
@@ -499,10 +536,11 @@ export class WebhookDeliverer {
     await pruneWebhookHistory(this.ctx.database.db, now - HISTORY_MS);
   }
 
-  private async attempt(c: ClaimedDelivery, token: string): Promise<void> {
+  private async send(c: ClaimedDelivery): Promise<Outcome> {
     const body = JSON.stringify(mapEvent(c.event));
     const unix = Math.floor(this.ctx.wallClock.now() / 1000);
     const secret = endpointSecret(this.ctx.serverKey, c.endpoint);
+    const startedAt = this.ctx.clock.now();
     const result = await postJson(
       c.endpoint.url,
       body,
@@ -517,50 +555,72 @@ export class WebhookDeliverer {
       this.ctx.config.webhookTimeoutMs,
       this.ctx.config.mode === 'production' && !this.ctx.config.webhookAllowPrivate,
     );
-    const ok = result.status !== null && result.status >= 200 && result.status < 300;
-    const now = this.ctx.clock.now();
-    await this.ctx.database.transaction(async (tx) => {
-      const attempts = c.delivery.attempts + 1;
-      const giveUpAt = c.delivery.createdAt + RETRY_WINDOW_MS;
-      const changes = ok
-        ? { state: 'delivered' as const, attempts, finishedAt: now }
-        : now >= giveUpAt
-          ? { state: 'failed' as const, attempts, finishedAt: now }
-          : { attempts, nextAttemptAt: Math.min(now + retryDelay(attempts), giveUpAt) };
-      // Lost the lease (this attempt outlived it): the delivery belongs to whoever claimed it since.
-      if (!(await settleDelivery(tx, c.delivery.idDelivery, token, changes))) return;
-      await insertAttempt(tx, {
-        idDelivery: c.delivery.idDelivery,
-        idEndpoint: c.endpoint.idEndpoint,
-        at: now,
-        status: result.status,
-        durationMs: result.durationMs,
-        response: result.response,
-      });
-      const endpoint = await findEndpoint(tx, c.endpoint.idEndpoint);
-      if (!endpoint) return;
-      if (ok) {
-        if (endpoint.failingSince !== null)
-          await updateEndpoint(tx, endpoint.idEndpoint, { failingSince: null });
-        return;
-      }
-      if (endpoint.failingSince === null) {
-        await updateEndpoint(tx, endpoint.idEndpoint, { failingSince: now });
-      } else if (endpoint.enabled === 1 && now - endpoint.failingSince >= RETRY_WINDOW_MS) {
-        await updateEndpoint(tx, endpoint.idEndpoint, { enabled: 0, disabledAt: now });
-        await failPendingDeliveries(tx, endpoint.idEndpoint, now);
-        const app = await findAppById(tx, endpoint.idApp);
-        if (app) {
-          await sendSystemMessage(
-            tx,
-            now,
-            app.idUser,
-            `Your webhook endpoint ${endpoint.idEndpoint} (${endpoint.url}) of app "${app.name}" has failed every delivery for 3 days and was disabled. ` +
-              `Last answer: ${result.status ?? 'none'} ${result.response.slice(0, 200)}. Enable it again on your profile page once it answers 2xx.`,
-          );
-        }
-      }
+    return { c, result, startedAt, now: this.ctx.clock.now() };
+  }
+
+  private record(outcomes: Outcome[], token: string, unsent: ClaimedDelivery[] = []): Promise<void> {
+    return this.ctx.database.transaction(async (tx) => {
+      // Endpoints a failure of this batch may have marked failing since they were claimed.
+      const failed = new Set<number>();
+      for (const outcome of outcomes) await this.recordOne(tx, outcome, token, failed);
+      await releaseDeliveries(
+        tx,
+        unsent.map((c) => ({ idDelivery: c.delivery.idDelivery, idAttempt: c.idAttempt })),
+        token,
+      );
     });
+  }
+
+  private async recordOne(
+    tx: Tx,
+    { c, result, startedAt, now }: Outcome,
+    token: string,
+    failed: Set<number>,
+  ): Promise<void> {
+    const ok = result.status !== null && result.status >= 200 && result.status < 300;
+    if (!ok) failed.add(c.endpoint.idEndpoint);
+    // The claim counted this attempt already.
+    const attempts = c.delivery.attempts;
+    const giveUpAt = c.delivery.createdAt + RETRY_WINDOW_MS;
+    const changes = ok
+      ? { state: 'delivered' as const, finishedAt: now }
+      : now >= giveUpAt
+        ? { state: 'failed' as const, finishedAt: now }
+        : { nextAttemptAt: Math.min(now + retryDelay(attempts), giveUpAt) };
+    // What happened on the wire is kept even when the lease was lost meanwhile.
+    await completeAttempt(tx, c.idAttempt, {
+      at: startedAt,
+      status: result.status,
+      durationMs: result.durationMs,
+      response: result.response,
+    });
+    // Lost the lease (this attempt outlived it): the delivery belongs to whoever claimed it since.
+    if (!(await settleDelivery(tx, c.delivery.idDelivery, token, changes))) return;
+    // A success on an endpoint that was not failing when claimed has nothing more to record.
+    if (ok && c.endpoint.failingSince === null && !failed.has(c.endpoint.idEndpoint)) return;
+    const endpoint = await findEndpoint(tx, c.endpoint.idEndpoint);
+    if (!endpoint) return;
+    if (ok) {
+      if (endpoint.failingSince !== null)
+        await updateEndpoint(tx, endpoint.idEndpoint, { failingSince: null });
+      return;
+    }
+    if (endpoint.failingSince === null) {
+      await updateEndpoint(tx, endpoint.idEndpoint, { failingSince: now });
+    } else if (endpoint.enabled === 1 && now - endpoint.failingSince >= RETRY_WINDOW_MS) {
+      await updateEndpoint(tx, endpoint.idEndpoint, { enabled: 0, disabledAt: now });
+      await failPendingDeliveries(tx, endpoint.idEndpoint, now);
+      const app = await findAppById(tx, endpoint.idApp);
+      if (app) {
+        await sendSystemMessage(
+          tx,
+          now,
+          app.idUser,
+          `Your webhook endpoint ${endpoint.idEndpoint} (${endpoint.url}) of app "${app.name}" has failed every delivery for 3 days and was disabled. ` +
+            `Last answer: ${result.status ?? 'none'} ${result.response.slice(0, 200)}. Enable it again on your profile page once it answers 2xx.`,
+        );
+      }
+    }
   }
 
   start(intervalMs = 250): void {

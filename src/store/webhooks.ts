@@ -134,7 +134,18 @@ export interface ClaimedDelivery {
   delivery: WebhookDelivery;
   endpoint: WebhookEndpoint;
   event: UserEvent;
+  /** The attempt's record, written with the claim, to be completed with its outcome. */
+  idAttempt: number;
 }
+
+/**
+ * What an attempt's record says from its claim until its outcome is written: the record exists
+ * before anything is sent, so an instance killed while sending leaves a trace of that attempt.
+ */
+export const ATTEMPT_UNDER_WAY = 'under way: no answer recorded yet';
+/** What the record of such an attempt says once another claim finds its lease run out. */
+export const ATTEMPT_INTERRUPTED =
+  'interrupted: the instance sending it stopped before recording an answer (sent again)';
 
 /**
  * Claims up to `limit` due deliveries for this instance until `leaseUntil` (real time). On
@@ -166,17 +177,44 @@ export async function claimDueDeliveries(
     if (database.dialect === 'postgres') q = q.forUpdate().skipLocked();
     const candidates = (await q.execute()).map((r) => r.idDelivery);
     if (candidates.length === 0) return [];
+    // The attempt is counted when it is claimed, not when it is settled: one that never settles
+    // (its instance was killed) still counts towards the backoff.
     const claimed = await tx
       .updateTable('webhookDeliveries')
-      .set({ leaseUntil, leaseToken })
+      .set((eb) => ({ leaseUntil, leaseToken, attempts: eb('attempts', '+', 1) }))
       .where('idDelivery', 'in', candidates)
       .where('state', '=', 'pending')
       .where((eb) => eb.or([eb('leaseUntil', 'is', null), eb('leaseUntil', '<', wallNow)]))
-      .returning('idDelivery')
+      .returning(['idDelivery', 'idEndpoint'])
       .execute();
-    return claimed.map((r) => r.idDelivery);
+    if (claimed.length === 0) return [];
+    const claimedIds = claimed.map((r) => r.idDelivery);
+    // A record still under way on a delivery claimed again belongs to a claim whose lease ran out.
+    await tx
+      .updateTable('webhookAttempts')
+      .set({ response: ATTEMPT_INTERRUPTED })
+      .where('idDelivery', 'in', claimedIds)
+      .where('status', 'is', null)
+      .where('response', '=', ATTEMPT_UNDER_WAY)
+      .execute();
+    const records = await tx
+      .insertInto('webhookAttempts')
+      .values(
+        claimed.map((r) => ({
+          idDelivery: r.idDelivery,
+          idEndpoint: r.idEndpoint,
+          at: now,
+          status: null,
+          durationMs: 0,
+          response: ATTEMPT_UNDER_WAY,
+        })),
+      )
+      .returning(['idAttempt', 'idDelivery'])
+      .execute();
+    return records;
   });
   if (ids.length === 0) return [];
+  const attemptOf = new Map(ids.map((r) => [r.idDelivery, r.idAttempt]));
   const rows = await database.db
     .selectFrom('webhookDeliveries as d')
     .innerJoin('webhookEndpoints as e', 'e.idEndpoint', 'd.idEndpoint')
@@ -196,7 +234,7 @@ export async function claimDueDeliveries(
       'u.createdAt as eventCreatedAt',
       'u.payload',
     ])
-    .where('d.idDelivery', 'in', ids)
+    .where('d.idDelivery', 'in', [...attemptOf.keys()])
     .orderBy('d.idDelivery')
     .execute();
   return rows.map((r) => ({
@@ -230,11 +268,44 @@ export async function claimDueDeliveries(
       createdAt: r.eventCreatedAt,
       payload: r.payload,
     },
+    idAttempt: attemptOf.get(r.idDelivery)!,
   }));
 }
 
-export async function insertAttempt(db: Executor, row: Omit<WebhookAttempt, 'idAttempt'>): Promise<void> {
-  await db.insertInto('webhookAttempts').values(row).execute();
+/**
+ * Gives back claimed deliveries not sent after all (their turn came too late in the lease): they
+ * are due again at once, for whichever instance claims them, as if never claimed.
+ */
+export async function releaseDeliveries(
+  db: Executor,
+  claims: Array<{ idDelivery: number; idAttempt: number }>,
+  leaseToken: string,
+): Promise<void> {
+  if (claims.length === 0) return;
+  const released = await db
+    .updateTable('webhookDeliveries')
+    .set((eb) => ({ leaseUntil: null, leaseToken: null, attempts: eb('attempts', '-', 1) }))
+    .where(
+      'idDelivery',
+      'in',
+      claims.map((c) => c.idDelivery),
+    )
+    .where('leaseToken', '=', leaseToken)
+    .returning('idDelivery')
+    .execute();
+  const ids = new Set(released.map((r) => r.idDelivery));
+  const records = claims.filter((c) => ids.has(c.idDelivery)).map((c) => c.idAttempt);
+  if (records.length === 0) return;
+  await db.deleteFrom('webhookAttempts').where('idAttempt', 'in', records).execute();
+}
+
+/** Writes an attempt's outcome into the record its claim opened. */
+export async function completeAttempt(
+  db: Executor,
+  idAttempt: number,
+  outcome: Pick<WebhookAttempt, 'at' | 'status' | 'durationMs' | 'response'>,
+): Promise<void> {
+  await db.updateTable('webhookAttempts').set(outcome).where('idAttempt', '=', idAttempt).execute();
 }
 
 /**
@@ -245,7 +316,7 @@ export async function settleDelivery(
   db: Executor,
   idDelivery: number,
   leaseToken: string,
-  changes: Partial<Pick<WebhookDelivery, 'state' | 'attempts' | 'nextAttemptAt' | 'finishedAt'>>,
+  changes: Partial<Pick<WebhookDelivery, 'state' | 'nextAttemptAt' | 'finishedAt'>>,
 ): Promise<boolean> {
   const r = await db
     .updateTable('webhookDeliveries')
