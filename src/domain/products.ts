@@ -12,11 +12,12 @@ import {
   printingsOf,
 } from '../store/products.js';
 import type { ExpansionsTable, GamesTable } from '../store/schema.js';
-import { searchProducts } from '../store/search.js';
+import { type SearchQuery, searchIndexVersion, searchProducts } from '../store/search.js';
+import type { Database } from '../store/db.js';
 import { findUserById } from '../store/users.js';
 import { DISPLAY_LANGUAGES } from './catalog.js';
 import type { DomainContext, Window } from './context.js';
-import { MIN_SEARCH_LENGTH } from './search-text.js';
+import { foldWords, MIN_SEARCH_LENGTH } from './search-text.js';
 
 /** The catalog as the public marketplace reads it: games, expansions, products, metaproducts. */
 
@@ -98,6 +99,57 @@ function searchQuery(input: FindInput) {
   return { text, exact: input.exact, idLanguage, idGame: input.idGame };
 }
 
+/**
+ * The products each search found, kept while the search index stays at the version they were found
+ * at (`searchIndexVersion`, raised by the database in the transaction of every write to the index):
+ * a request reads the version, one small statement, and searches again only after it moved. Every
+ * instance checks the one version in the database, so none serves what a fresh search would not
+ * find. Price bots repeat the same searches all day; a search is an intersection of index ranges
+ * of a few thousand entries each, the costliest statement of a page of results.
+ */
+class SearchHits {
+  private version = -1;
+  private readonly hits = new Map<string, readonly number[]>();
+
+  async find(db: Database['db'], q: SearchQuery): Promise<readonly number[]> {
+    const version = await searchIndexVersion(db);
+    const key = `${q.idLanguage} ${q.idGame ?? ''} ${q.exact ? 'exact' : 'words'} ${foldWords(q.text).join(' ')}`;
+    if (version !== this.version) {
+      this.hits.clear();
+      this.version = version;
+    }
+    const cached = this.hits.get(key);
+    if (cached) {
+      // Most recently used last: the first key is the one to let go.
+      this.hits.delete(key);
+      this.hits.set(key, cached);
+      return cached;
+    }
+    const found = Object.freeze(await searchProducts(db, q));
+    // A write moved the version while this search ran: its result belongs to no version kept here.
+    if (version !== this.version || found.length > MAX_KEPT_HITS) return found;
+    if (this.hits.size >= MAX_KEPT_SEARCHES) this.hits.delete(this.hits.keys().next().value!);
+    this.hits.set(key, found);
+    return found;
+  }
+}
+
+/** Bounds of what is kept: about 256 searches of up to 10,000 products, 20 MB at the very most. */
+const MAX_KEPT_SEARCHES = 256;
+const MAX_KEPT_HITS = 10_000;
+
+/** One per database: test servers of one process each have their own. */
+const searchHits = new WeakMap<Database, SearchHits>();
+
+function foundProducts(ctx: DomainContext, input: FindInput): Promise<readonly number[]> {
+  let hits = searchHits.get(ctx.database);
+  if (!hits) {
+    hits = new SearchHits();
+    searchHits.set(ctx.database, hits);
+  }
+  return hits.find(ctx.database.db, searchQuery(input));
+}
+
 /** Products matching a search: how many in all, and the infos of one window of them. */
 export async function findProducts(
   ctx: DomainContext,
@@ -105,7 +157,7 @@ export async function findProducts(
   window: Window,
 ): Promise<{ total: number; products: ProductInfo[] }> {
   const db = ctx.database.db;
-  const hits = await searchProducts(db, searchQuery(input));
+  const hits = await foundProducts(ctx, input);
   const page = hits.slice(window.offset, window.offset + window.limit);
   return { total: hits.length, products: await loadProductInfos(db, page) };
 }
@@ -131,7 +183,7 @@ export async function findMetaproducts(
   window: Window,
 ): Promise<{ total: number; metaproducts: MetaproductView[] }> {
   const db = ctx.database.db;
-  const hits = await searchProducts(db, searchQuery(input));
+  const hits = await foundProducts(ctx, input);
   if (hits.length === 0) return { total: 0, metaproducts: [] };
   const metaOf = new Map<number, number | null>();
   for (let i = 0; i < hits.length; i += 500) {

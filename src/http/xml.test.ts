@@ -22,6 +22,49 @@ describe('XML writer', () => {
     assert.equal(JSON.stringify({ price: money(150) }), '{"price":1.5}');
     assert.match(toXml({ price: money(-5) }), /<price>-0.05<\/price>/);
   });
+
+  it('writes the same bytes with its tags kept per name as with tags built each time, past the bound too', () => {
+    // The writer as it was before tags were kept: the reference for every element it writes.
+    const reference = (tree: Record<string, unknown>): string => {
+      const value = (name: string, v: unknown): string => {
+        if (v === undefined) return '';
+        if (v === null) return `<${name}/>`;
+        if (typeof v === 'string') return v === '' ? `<${name}/>` : `<${name}>${escape(v)}</${name}>`;
+        if (typeof v === 'number' || typeof v === 'boolean') return `<${name}>${v}</${name}>`;
+        if (Array.isArray(v)) return v.length === 0 ? '' : v.map((item) => value(name, item)).join('');
+        const m = v as { toXml?: () => string };
+        if (typeof m.toXml === 'function') return `<${name}>${m.toXml()}</${name}>`;
+        return `<${name}>${children(v as Record<string, unknown>)}</${name}>`;
+      };
+      const children = (t: Record<string, unknown>) =>
+        Object.keys(t)
+          .map((k) => value(k, t[k]))
+          .join('');
+      const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+      return `<?xml version="1.0" encoding="UTF-8"?>\n<response>${children(tree)}</response>`;
+    };
+    const entity = (i: number) => ({
+      idOrder: i,
+      isBuyer: i % 2 === 0,
+      note: i % 3 === 0 ? '' : `Note <${i}> & more`,
+      evaluation: null,
+      price: money(i * 7),
+      shippingAddress: { name: `Name ${i}`, extra: '', street: undefined },
+      article: [
+        { idArticle: i, count: 1.5 },
+        { idArticle: i + 1, count: 0 },
+      ],
+      empty: [],
+    });
+    const tree = { order: Array.from({ length: 50 }, (_, i) => entity(i)), links: [] };
+    assert.equal(toXml(tree), reference(tree));
+    // More distinct names than the writer keeps: the ones past the bound are built each time.
+    const wide = Object.fromEntries(
+      Array.from({ length: 2500 }, (_, i) => [`field${i}`, i % 5 ? `v${i}` : null]),
+    );
+    assert.equal(toXml(wide), reference(wide));
+    assert.equal(toXml(wide), reference(wide));
+  });
 });
 
 describe('XML request parser', () => {

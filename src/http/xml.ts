@@ -37,18 +37,40 @@ export function presentList<T>(items: T[]): T[] {
   return items;
 }
 
+/** An element's opening, closing and empty tags. */
+type Tags = readonly [open: string, close: string, empty: string];
+
+/**
+ * Tags are built once per element name: a page of 100 orders writes about 20,000 elements, and
+ * building `<name>` and `</name>` for each was a third of the writer's time (and garbage). Names
+ * come from the mappers, a few hundred in all; past the bound (keys from data, say) they are built
+ * each time as before.
+ */
+const TAGS = new Map<string, Tags>();
+const MAX_TAGS = 2000;
+
+function tagsOf(name: string): Tags {
+  let tags = TAGS.get(name);
+  if (tags === undefined) {
+    tags = [`<${name}>`, `</${name}>`, `<${name}/>`];
+    if (TAGS.size < MAX_TAGS) TAGS.set(name, tags);
+  }
+  return tags;
+}
+
 function writeValue(name: string, value: unknown): string {
   if (value === undefined) return '';
-  if (value === null) return `<${name}/>`;
+  const tags = tagsOf(name);
+  if (value === null) return tags[2];
   switch (typeof value) {
     case 'string':
-      return value === '' ? `<${name}/>` : `<${name}>${escapeText(value)}</${name}>`;
+      return value === '' ? tags[2] : tags[0] + escapeText(value) + tags[1];
     case 'number':
     case 'boolean':
-      return `<${name}>${value}</${name}>`;
+      return tags[0] + value + tags[1];
   }
   if (Array.isArray(value)) {
-    if (value.length === 0) return ALWAYS_PRESENT in value ? `<${name}/>` : '';
+    if (value.length === 0) return ALWAYS_PRESENT in value ? tags[2] : '';
     let out = '';
     for (const item of value) out += writeValue(name, item);
     return out;
@@ -56,9 +78,9 @@ function writeValue(name: string, value: unknown): string {
   const v = value as { toJSON?: () => unknown; toXml?: () => string };
   if (typeof v.toJSON === 'function') {
     const text = typeof v.toXml === 'function' ? v.toXml() : String(v.toJSON());
-    return `<${name}>${escapeText(text)}</${name}>`;
+    return tags[0] + escapeText(text) + tags[1];
   }
-  return `<${name}>${writeChildren(value as Tree)}</${name}>`;
+  return tags[0] + writeChildren(value as Tree) + tags[1];
 }
 
 function writeChildren(tree: Tree): string {

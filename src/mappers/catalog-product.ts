@@ -174,8 +174,18 @@ export function productWebsite(info: ProductInfo): string {
   return `/en/${game}/Products/${shelf}${expansion}/${words(p.enName).join('-')}`;
 }
 
+// Most names are plain ASCII: their words need no Unicode normalization (the costly part).
+const PLAIN = /^[\x20-\x7e]*$/;
+
 /** Words of a name as they appear in the website's URLs: accents folded, case kept. */
 function words(text: string): string[] {
+  if (PLAIN.test(text)) {
+    // What the general path gives for ASCII: NFKD changes nothing, and letters and digits are these.
+    return text
+      .replace(/['`]/g, '')
+      .split(/[^A-Za-z0-9]+/)
+      .filter((w) => w !== '');
+  }
   const folded = foldWords(text);
   const original = text
     .normalize('NFKD')

@@ -58,6 +58,11 @@ function openSqlite(path: string): Database {
   raw.pragma('synchronous = NORMAL');
   raw.pragma('busy_timeout = 5000');
   raw.pragma('foreign_keys = ON');
+  // SQLite's default page cache (2 MB) holds little of a large marketplace: a page of 100 offers
+  // or products then reads most of its pages from the file again, a system call and a copy each.
+  // 64 MB is a ceiling, filled only as pages are read (measured: 7–15% less CPU per page of 100 on
+  // the million-offer benchmark databases).
+  raw.pragma('cache_size = -65536');
   const db = new Kysely<DB>({ dialect: new CachingSqliteDialect(raw) });
   sqliteHandles.set(db, raw);
   let closed = false;

@@ -26,7 +26,7 @@ export interface OfferCounts {
   countFoils: number;
 }
 
-/** Copies on offer per product, for the products given (absent: none). */
+/** Copies on offer per product, for the products given (absent: none): `articles_offers` covers it. */
 export async function offerCounts(db: Executor, idProducts: number[]): Promise<Map<number, OfferCounts>> {
   const out = new Map<number, OfferCounts>();
   if (idProducts.length === 0) return out;
@@ -142,7 +142,7 @@ export async function offerIds(
 }
 
 // A product's offers with no filter, the page price bots read all day: prepared once. The count
-// walks the `articles_offers` index (product, price, id, count, seller), which holds everything
+// walks the `articles_offers` index (product, price, id, count, seller, foil), which holds everything
 // it checks but the seller's vacation flag, and stops at the cap; the page's ids come from the
 // same walk and its rows are then read by id with their product facts, in one statement.
 const productOfferCount = prepared(

@@ -491,10 +491,11 @@ export interface OAuthNoncesTable {
 
 /**
  * How often each catalog table has changed (raised by triggers, `0011_catalog_versions`): the
- * download files are rebuilt when it moves.
+ * download files are rebuilt when it moves. `productSearch` counts writes to the search index
+ * (`0018_search_reads`): the products a search found are kept until it moves.
  */
 export interface CatalogVersionsTable {
-  name: 'products' | 'priceGuides';
+  name: 'products' | 'priceGuides' | 'productSearch';
   version: number;
 }
 

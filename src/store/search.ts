@@ -1,6 +1,8 @@
 import { foldName, foldWords, prefixUpperBound } from '../domain/search-text.js';
+import { sql } from 'kysely';
 import { insertMany } from './bulk.js';
 import type { Executor } from './db.js';
+import { prepared } from './prepared.js';
 
 /**
  * The product search index (`productSearchNames`, `productSearchWords`), kept beside the names it is
@@ -85,4 +87,17 @@ export async function searchProducts(db: Executor, q: SearchQuery): Promise<numb
   // One word alone may start several words of a name; the intersection is already distinct.
   const ids = words.length === 1 ? [...new Set(rows.map((r) => r.idProduct))] : rows.map((r) => r.idProduct);
   return ids.sort((a, b) => a - b);
+}
+
+const searchVersion = prepared(
+  (db) => db.selectFrom('catalogVersions').select('version').where('name', '=', sql.lit('productSearch')),
+  [],
+);
+
+/**
+ * The version of the search index, raised by a trigger in every transaction that writes it
+ * (`0018_search_reads`): what a search finds can only change when it moves.
+ */
+export async function searchIndexVersion(db: Executor): Promise<number> {
+  return Number((await searchVersion(db))[0]?.version ?? 0);
 }
