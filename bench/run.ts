@@ -544,10 +544,27 @@ async function runScenario(scenario: Scenario, index: number, capacity: number):
     }
     reportRss(scenario, ours);
   } finally {
-    for (const c of children) c.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
+    await stopAll(children, scenario.name);
     await drop?.().catch(() => {});
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * SIGTERM, as an operator stops a server; one that has not exited 10 s later is reported (a
+ * shutdown that hangs is a defect worth seeing) and killed, so the run still ends.
+ */
+async function stopAll(children: ChildProcess[], name: string): Promise<void> {
+  const exited = (c: ChildProcess) => c.exitCode !== null || c.signalCode !== null;
+  for (const c of children) c.kill('SIGTERM');
+  const deadline = Date.now() + 10_000;
+  await new Promise((r) => setTimeout(r, 300));
+  while (children.some((c) => !exited(c)) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  for (const c of children.filter((c) => !exited(c))) {
+    console.log(`   ⚠ ${name}: process ${c.pid} still running 10 s after SIGTERM; killed`);
+    c.kill('SIGKILL');
   }
 }
 
