@@ -111,6 +111,44 @@ describe('webhook endpoints on the profile page', () => {
     assert.equal((await web.get(`/profile/webhooks/${idEndpoint}`)).status, 404);
   });
 
+  it('pages the attempts, 25 a page, newest first', async () => {
+    const web = new WebClient(server);
+    await web.register('hookpager');
+    await web.get('/profile/apps/new');
+    const created = await web.post('/profile/apps', { kind: 'dedicated', name: 'Pager', callbackUrl: '' });
+    const idApp = Number(/app-(\d+)/.exec(created.location ?? '')?.[1]);
+    await web.get(`/profile/apps/${idApp}/webhooks/new`);
+    const added = await web.post(`/profile/apps/${idApp}/webhooks`, {
+      url: hook.url,
+      kinds: 'message.received',
+      enabled: 'true',
+    });
+    const idEndpoint = Number(/\/profile\/webhooks\/(\d+)/.exec(added.location!)?.[1]);
+    const user = (await findUserByUsername(server.services.database.db, 'hookpager'))!;
+    for (let i = 1; i <= 30; i++) {
+      await server.services.database.transaction((tx) =>
+        sendSystemMessage(tx, server.clock.now(), user.idUser, `Message ${i}`),
+      );
+    }
+    await server.services.events.deliverPending();
+    while ((await server.services.webhooks.deliverDue()) !== 0);
+    const rows = (html: string) => [...html.matchAll(/id="attempt-(\d+)"/g)].map((m) => Number(m[1]));
+    const first = await web.get(`/profile/webhooks/${idEndpoint}`);
+    assert.equal(first.status, 200);
+    const page1 = rows(first.text);
+    assert.equal(page1.length, 25);
+    assert.deepEqual(
+      page1,
+      [...page1].sort((a, b) => b - a),
+    );
+    const next = /rel="next" href="([^"]+)"/.exec(first.text)?.[1]?.replaceAll('&amp;', '&');
+    assert.ok(next, 'a link to the second page');
+    const second = await web.get(next);
+    const page2 = rows(second.text);
+    assert.equal(page2.length, 5);
+    assert.ok(Math.max(...page2) < Math.min(...page1));
+  });
+
   it('speaks the reader’s language', async () => {
     const web = new WebClient(server, { acceptLanguage: 'de' });
     await web.register('hookde');

@@ -13,6 +13,7 @@ import { findAppById, listAppsOfUser } from '../store/apps.js';
 import type { App, WebhookEndpoint } from '../store/schema.js';
 import {
   attemptsOfEndpoint,
+  countAttemptsOfEndpoint,
   type ClaimedDelivery,
   claimDueDeliveries,
   countEndpointsOfApp,
@@ -279,6 +280,21 @@ export async function endpointAttempts(
 ) {
   await ownEndpoint(ctx, idUser, idEndpoint);
   return attemptsOfEndpoint(ctx.database.db, idEndpoint, limit);
+}
+
+/** One page of an endpoint's attempts, newest first, and how many there are in all. */
+export async function endpointAttemptsPage(
+  ctx: DomainContext,
+  idUser: number | null,
+  idEndpoint: number,
+  { offset, limit }: { offset: number; limit: number },
+) {
+  await ownEndpoint(ctx, idUser, idEndpoint);
+  const [attempts, total] = await Promise.all([
+    attemptsOfEndpoint(ctx.database.db, idEndpoint, limit, offset),
+    countAttemptsOfEndpoint(ctx.database.db, idEndpoint),
+  ]);
+  return { attempts, total };
 }
 
 /** "Send again": the delivery is queued for now, with three fresh days of retries. */

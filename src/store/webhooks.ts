@@ -365,6 +365,7 @@ export async function attemptsOfEndpoint(
   db: Executor,
   idEndpoint: number,
   limit: number,
+  offset = 0,
 ): Promise<AttemptRow[]> {
   return db
     .selectFrom('webhookAttempts as a')
@@ -375,7 +376,18 @@ export async function attemptsOfEndpoint(
     .where('a.idEndpoint', '=', idEndpoint)
     .orderBy('a.idAttempt', 'desc')
     .limit(limit)
+    .offset(offset)
     .execute();
+}
+
+/** How many attempts an endpoint has kept (its history is pruned after 30 days). */
+export async function countAttemptsOfEndpoint(db: Executor, idEndpoint: number): Promise<number> {
+  const row = await db
+    .selectFrom('webhookAttempts')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('idEndpoint', '=', idEndpoint)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** Deliveries of an endpoint, newest first (for the CLI and tests). */

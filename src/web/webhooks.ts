@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { EVENT_KIND_NAMES } from '../domain/user-events.js';
 import {
   createEndpoint,
-  endpointAttempts,
+  endpointAttemptsPage,
   endpointSecret,
   ownEndpoint,
   removeEndpoint,
@@ -13,6 +13,7 @@ import { notFound } from '../errors.js';
 import type { Services } from '../services.js';
 import { findAppById } from '../store/apps.js';
 import { fields, formErrors, redirectWithFlash } from './forms.js';
+import { LIST_PAGE_SIZE, pageOf, pager } from './paging.js';
 import { render } from './render.js';
 import { requireUser } from './session.js';
 
@@ -103,8 +104,9 @@ export function webhookPages(app: FastifyInstance, services: Services): void {
   app.get('/profile/webhooks/:idEndpoint', signedIn, async (request, reply) => {
     const idUser = request.user!.idUser;
     const endpoint = await ownEndpoint(services, idUser, idOf(request.params, 'idEndpoint'));
-    const [attempts, owner] = await Promise.all([
-      endpointAttempts(services, idUser, endpoint.idEndpoint, 50),
+    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
+    const [{ attempts, total }, owner] = await Promise.all([
+      endpointAttemptsPage(services, idUser, endpoint.idEndpoint, p),
       findAppById(services.database.db, endpoint.idApp),
     ]);
     return render(request, reply, 'webhook', {
@@ -114,6 +116,7 @@ export function webhookPages(app: FastifyInstance, services: Services): void {
       kinds: endpoint.kinds === '*' ? [] : endpoint.kinds.split(','),
       secret: endpointSecret(services.serverKey, endpoint),
       attempts,
+      pager: pager(request, p, total),
     });
   });
 
