@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { EventDispatcher } from '../src/domain/events.js';
 import { appendEvent } from '../src/store/events.js';
 import { getSetting, putSetting } from '../src/store/settings.js';
 import { DIALECTS, startTestServer, type TestServer } from './helpers.js';
@@ -56,6 +57,42 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(await events.deliverPending(), 4);
       assert.equal(await getSetting(database.db, 'test.batch'), '[1,2,3,4]');
+    });
+
+    it('a stop ends the pass after the batch in hand; the backlog stays for the next process', async () => {
+      // The server's own dispatcher would settle these unheard events: it stops first (last test).
+      await server.services.events.stop();
+      const ctx = { database: server.services.database, clock: server.clock };
+      const first = new EventDispatcher(ctx);
+      let handled = 0;
+      let stopped: Promise<void> | undefined;
+      first.on('test.backlog', async () => {
+        handled++;
+        // Stop asked while the first batch is being handled.
+        stopped ??= first.stop();
+      });
+      await server.services.database.transaction(async (tx) => {
+        for (let n = 0; n < 250; n++) await appendEvent(tx, 'test.backlog', { n }, server.clock.now());
+      });
+      // One batch of 100 (an event left pending by an earlier test may share it).
+      assert.ok((await first.deliverPending()) <= 100);
+      await stopped;
+      assert.ok(handled > 0 && handled <= 100, `handled ${handled}`);
+      const pending = await server.services.database.db
+        .selectFrom('events')
+        .select('idEvent')
+        .where('type', '=', 'test.backlog')
+        .where('deliveredAt', 'is', null)
+        .execute();
+      assert.equal(pending.length, 250 - handled);
+      // The next process delivers what is left, once.
+      const next = new EventDispatcher(ctx);
+      let later = 0;
+      next.on('test.backlog', async () => {
+        later++;
+      });
+      await next.deliverPending();
+      assert.equal(later, 250 - handled);
     });
   });
 }

@@ -49,6 +49,7 @@ export class EventDispatcher {
   private readonly batchHandlers = new Map<string, BatchHandler[]>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
+  private stopping = false;
 
   constructor(private readonly ctx: DomainContext) {}
 
@@ -104,6 +105,10 @@ export class EventDispatcher {
         }
       }
       if (events.length < batch) return handled;
+      // A stopping server finishes the batch in hand, not the whole backlog (thousands of events
+      // after a burst of stock writes held a stop for minutes): the rest stays in the outbox,
+      // committed, for the next process to deliver.
+      if (this.stopping) return handled;
     }
   }
 
@@ -150,6 +155,7 @@ export class EventDispatcher {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.running;
