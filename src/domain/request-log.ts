@@ -25,6 +25,8 @@ const FLUSH_AT = 2000;
  * log): the request log is a debugging aid and must never take the server's memory with it.
  */
 const MAX_BUFFERED = 20_000;
+/** Users whose prune bound is remembered; beyond, the memory starts again (a full prune each). */
+const MAX_PRUNE_BOUNDS = 10_000;
 
 /**
  * Writes request log rows off the request path: an answer only appends its row to a buffer, and the
@@ -38,6 +40,8 @@ export class RequestLogRecorder {
   private writing: Promise<void> = Promise.resolve();
   private readonly timer: NodeJS.Timeout;
   private scheduled = false;
+  /** Per user, where this process's last prune stopped (see `pruneRequestLog`), and how many. */
+  private readonly prunes = new Map<number, { below: number; count: number }>();
   private dropped = 0;
 
   constructor(
@@ -88,7 +92,15 @@ export class RequestLogRecorder {
     try {
       await this.database.transaction(async (tx) => {
         await insertRequestLogRows(tx, kept);
-        for (const idUser of perUser.keys()) await pruneRequestLog(tx, idUser, keep);
+        for (const idUser of perUser.keys()) {
+          // Every 64th prune of a user walks the whole range, for rows an out-of-order commit or
+          // another instance left below the bound.
+          const count = (this.prunes.get(idUser)?.count ?? 0) + 1;
+          const from = count % 64 === 0 ? 0 : (this.prunes.get(idUser)?.below ?? 0);
+          const below = await pruneRequestLog(tx, idUser, keep, from);
+          if (this.prunes.size >= MAX_PRUNE_BOUNDS && !this.prunes.has(idUser)) this.prunes.clear();
+          this.prunes.set(idUser, { below: Math.max(below, from), count });
+        }
       });
     } catch (err) {
       this.onError(err, batch.length);

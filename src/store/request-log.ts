@@ -18,24 +18,26 @@ export async function insertRequestLogRows(db: Executor, rows: readonly NewReque
 }
 
 /**
- * Keeps a user's newest `keep` rows and deletes the rest: one statement walking the user's part of
- * the `(idUser, idRequest)` index, so it costs the same however long the table has lived.
+ * Keeps a user's newest `keep` rows and deletes the rest, walking the user's part of the
+ * `(idUser, idRequest)` index. `from` (the bound of this process's previous prune for the user)
+ * narrows the delete to rows written since: the range below it holds only rows already deleted,
+ * which PostgreSQL keeps in the index until a vacuum and a delete over them would visit again at
+ * every prune. Returns the new bound (0 when the user has no more than `keep` rows).
  */
-export async function pruneRequestLog(db: Executor, idUser: number, keep: number): Promise<number> {
-  const r = await db
-    .deleteFrom('requestLog')
+export async function pruneRequestLog(db: Executor, idUser: number, keep: number, from = 0): Promise<number> {
+  const bound = await db
+    .selectFrom('requestLog')
+    .select('idRequest')
     .where('idUser', '=', idUser)
-    .where('idRequest', '<', (eb) =>
-      eb
-        .selectFrom('requestLog')
-        .select('idRequest')
-        .where('idUser', '=', idUser)
-        .orderBy('idRequest', 'desc')
-        .limit(1)
-        .offset(keep - 1),
-    )
+    .orderBy('idRequest', 'desc')
+    .limit(1)
+    .offset(keep - 1)
     .executeTakeFirst();
-  return Number(r.numDeletedRows);
+  if (!bound) return 0;
+  let del = db.deleteFrom('requestLog').where('idUser', '=', idUser).where('idRequest', '<', bound.idRequest);
+  if (from > 0) del = del.where('idRequest', '>=', from);
+  await del.execute();
+  return bound.idRequest;
 }
 
 export interface RequestLogFilter {
