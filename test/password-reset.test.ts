@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { SMTPServer } from 'smtp-server';
 import { runCli } from './cli-helpers.js';
 import { startFileTestServer, startTestServer, type TestServer } from './helpers.js';
-import { WebClient } from './web-client.js';
+import { textOf, WebClient } from './web-client.js';
 
 /**
  * A forgotten password: the link arrives by email on an SMTP server this test starts, works once,
@@ -49,6 +49,10 @@ describe('password reset', () => {
     const unknown = await web.post('/password/forgot', { login: 'nobody-at-all' });
     assert.equal(unknown.location, '/login', 'the same answer for an unknown account');
     assert.equal(inbox.length, before, 'and no email');
+    const empty = await web.post('/password/forgot', { login: '  ' });
+    assert.equal(empty.status, 400);
+    assert.match(textOf(empty.text), /This field is required\./);
+    assert.equal(inbox.length, before);
     const mail = inbox
       .at(-1)!
       .replace(/=\r?\n/g, '')

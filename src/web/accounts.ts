@@ -103,6 +103,20 @@ export function accountPages(app: FastifyInstance, services: Services): void {
   // The answer is the same whether the account exists or not, so the form tells nobody which do.
   app.post('/password/forgot', { preHandler: csrf }, async (request, reply) => {
     const { login } = fields(request, ['login']);
+    if (login.trim() === '') {
+      return render(
+        request,
+        reply,
+        'password-forgot',
+        {
+          title: 'forgot.title',
+          values: { login },
+          errors: { login: request.t('errors.required') },
+          canMail: services.mailer !== undefined,
+        },
+        400,
+      );
+    }
     const user = await findAccountForReset(services, login);
     if (user && services.mailer) {
       // At most a few emails an hour to one account, so the form cannot be used to flood a mailbox.
