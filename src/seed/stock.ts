@@ -1,5 +1,6 @@
 import { type CONDITIONS, gameRules } from '../domain/catalog.js';
 import type { Services } from '../services.js';
+import { NEW_ARTICLE_COLUMNS } from '../store/articles.js';
 import { insertMany } from '../store/bulk.js';
 import { getSetting, putSetting } from '../store/settings.js';
 import { DEMO_EPOCH, type ProductPlan } from './catalog-plan.js';
@@ -18,23 +19,7 @@ export const ARTICLES_PER_SCALE = 50_000;
 export const CHUNK = 10_000;
 const CHUNKS_SETTING = 'demo.articleChunks';
 
-export const ARTICLE_COLUMNS = [
-  'idUser',
-  'idProduct',
-  'idLanguage',
-  'comments',
-  'price',
-  'condition',
-  'isFoil',
-  'isSigned',
-  'isAltered',
-  'isPlayset',
-  'isFirstEd',
-  'isReverseHolo',
-  'count',
-  'createdAt',
-  'lastEdited',
-] as const;
+export const ARTICLE_COLUMNS = NEW_ARTICLE_COLUMNS;
 
 export interface StockSeller {
   idUser: number;

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from './db.js';
 import { preparedBySize } from './prepared.js';
 import { reservedCounts } from './reservations.js';
-import type { Article, NewArticle } from './schema.js';
+import type { Article, NewArticle, OrderArticle } from './schema.js';
 
 /**
  * Articles as every feature shows them: the article row with the product facts the Article entity
@@ -172,8 +172,8 @@ export async function insertArticles(db: Executor, articles: NewArticle[]): Prom
   return (await insertRows(db, articles)).rows;
 }
 
-const NEW_ARTICLE_COLUMNS = [
-  'idUser',
+/** What an article is, in the order every multi-row write of articles or order lines lists it. */
+export const ARTICLE_VALUE_COLUMNS = [
   'idProduct',
   'idLanguage',
   'comments',
@@ -186,6 +186,12 @@ const NEW_ARTICLE_COLUMNS = [
   'isFirstEd',
   'isReverseHolo',
   'count',
+] as const satisfies ReadonlyArray<keyof NewArticle & keyof OrderArticle>;
+
+/** The columns of a new article row (also the demo seed's bulk insert). */
+export const NEW_ARTICLE_COLUMNS = [
+  'idUser',
+  ...ARTICLE_VALUE_COLUMNS,
   'createdAt',
   'lastEdited',
 ] as const satisfies ReadonlyArray<keyof NewArticle>;

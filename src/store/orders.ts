@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { type ArticleView, articleViewOf, PRODUCT_FACT_COLUMNS } from './articles.js';
+import { ARTICLE_VALUE_COLUMNS, type ArticleView, articleViewOf, PRODUCT_FACT_COLUMNS } from './articles.js';
 import type { Executor } from './db.js';
 import { prepared, preparedBySize } from './prepared.js';
 import type { NewOrder, Order, OrderArticle, OrderEvaluation, OrderState, OrdersTable } from './schema.js';
@@ -77,22 +77,9 @@ export async function insertOrderLines(db: Executor, lines: OrderArticle[]): Pro
   await insertLines(db, lines);
 }
 
-const LINE_COLUMNS = [
-  'idOrder',
-  'idArticle',
-  'idProduct',
-  'idLanguage',
-  'comments',
-  'price',
-  'condition',
-  'isFoil',
-  'isSigned',
-  'isAltered',
-  'isPlayset',
-  'isFirstEd',
-  'isReverseHolo',
-  'count',
-] as const satisfies ReadonlyArray<keyof OrderArticle>;
+const LINE_COLUMNS = ['idOrder', 'idArticle', ...ARTICLE_VALUE_COLUMNS] as const satisfies ReadonlyArray<
+  keyof OrderArticle
+>;
 
 const lineValues = (l: OrderArticle) => LINE_COLUMNS.map((c) => l[c]);
 
