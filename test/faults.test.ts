@@ -6,8 +6,7 @@ import pino from 'pino';
 import { buildApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
 import { createServices } from '../src/services.js';
-import { runCli } from './cli-helpers.js';
-import { cliOn, listen, SECRET, startTwoServers } from './file-servers.js';
+import { cliOn, listen, productionCliOn, startTwoServers } from './file-servers.js';
 import { createProduct } from './fixtures.js';
 import {
   countRows,
@@ -316,14 +315,7 @@ describe('faults, shared and refused', () => {
   it('production refuses the commands', async () => {
     const server = await startFileTestServer();
     try {
-      const r = await runCli(
-        '--production',
-        '--secret-key',
-        SECRET,
-        '--public-base-url',
-        'https://api.example.org',
-        '--database-url',
-        server.databaseUrl,
+      const r = await productionCliOn(server.databaseUrl)(
         'faults',
         'add',
         '--path',
@@ -333,17 +325,7 @@ describe('faults, shared and refused', () => {
       );
       assert.equal(r.code, 1);
       assert.match(r.err, /production refuses/);
-      const list = await runCli(
-        '--production',
-        '--secret-key',
-        SECRET,
-        '--public-base-url',
-        'https://api.example.org',
-        '--database-url',
-        server.databaseUrl,
-        'faults',
-        'list',
-      );
+      const list = await productionCliOn(server.databaseUrl)('faults', 'list');
       assert.equal(list.code, 1);
     } finally {
       await server.close();

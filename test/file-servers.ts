@@ -23,6 +23,21 @@ export function cliOn(databaseUrl: string): (...args: string[]) => Promise<CliRe
   return (...args) => runCli('--secret-key', SECRET, '--database-url', databaseUrl, ...args);
 }
 
+/** The same in production mode (the settings it requires given), to see what production refuses. */
+export function productionCliOn(databaseUrl: string): (...args: string[]) => Promise<CliResult> {
+  return (...args) =>
+    runCli(
+      '--production',
+      '--secret-key',
+      SECRET,
+      '--public-base-url',
+      'https://api.example.org',
+      '--database-url',
+      databaseUrl,
+      ...args,
+    );
+}
+
 export interface TwoServers {
   first: TestServer & { databaseUrl: string };
   second: TestServer;

@@ -4,8 +4,7 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadSnapshot, saveSnapshot } from '../src/domain/snapshots.js';
 import { announceRestore, withdrawRestore } from '../src/store/snapshots.js';
-import { runCli } from './cli-helpers.js';
-import { SECRET, startTwoServers, type TwoServers } from './file-servers.js';
+import { productionCliOn, startTwoServers, type TwoServers } from './file-servers.js';
 import { createProduct } from './fixtures.js';
 import {
   createTestClient,
@@ -190,18 +189,7 @@ describe('snapshots beside running servers (SQLite)', () => {
   });
 
   it('production refuses snapshots', async () => {
-    const r = await runCli(
-      '--production',
-      '--secret-key',
-      SECRET,
-      '--public-base-url',
-      'https://api.example.org',
-      '--database-url',
-      server.databaseUrl,
-      'snapshot',
-      'save',
-      'x',
-    );
+    const r = await productionCliOn(server.databaseUrl)('snapshot', 'save', 'x');
     assert.equal(r.code, 1);
     assert.match(r.err, /production refuses/);
   });
