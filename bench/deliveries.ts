@@ -52,11 +52,14 @@ async function startReceiver() {
     [
       '-e',
       `const s = require('node:http').createServer((q, r) => { q.resume(); q.on('end', () => { r.writeHead(204); r.end(); }); });
+       let n = 0; s.on('connection', () => n++); process.on('SIGTERM', () => { console.error('receiver connections: ' + n); process.exit(0); });
        s.listen(0, '127.0.0.1', () => console.log(s.address().port));`,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  const port = await new Promise<string>((resolve) => child.stdout.once('data', (d) => resolve(String(d).trim())));
+  const port = await new Promise<string>((resolve) =>
+    child.stdout.once('data', (d) => resolve(String(d).trim())),
+  );
   return { url: `http://127.0.0.1:${port}/hook`, stop: () => child.kill() };
 }
 
@@ -105,7 +108,10 @@ try {
     const res = await app.inject({
       method: r.method,
       url: path,
-      headers: { host: HOST, authorization: authorizationHeader(r.method, `http://${HOST}${path}`, r.credentials) },
+      headers: {
+        host: HOST,
+        authorization: authorizationHeader(r.method, `http://${HOST}${path}`, r.credentials),
+      },
     });
     if (res.statusCode !== 200) throw new Error(`checkout: ${res.statusCode} ${res.body.slice(0, 300)}`);
   };
@@ -163,7 +169,12 @@ try {
       `request ${range(results.map((r) => r.request))}, outbox pass ${range(results.map((r) => r.derive))}, ` +
       `webhook pass ${range(results.map((r) => r.deliver / perRound))}; ` +
       `${results.map((r) => r.deliveries).join('/')} deliveries` +
-      (perDelivery.length ? `, ${range(perDelivery.map((x) => x * 1000), 0)} µs CPU per delivery` : ''),
+      (perDelivery.length
+        ? `, ${range(
+            perDelivery.map((x) => x * 1000),
+            0,
+          )} µs CPU per delivery`
+        : ''),
   );
   await app.close();
   await services.close();

@@ -418,7 +418,11 @@ export function postJson(
 }
 
 const text = (chunks: Buffer[]) =>
-  chunks.length === 0 ? '' : chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+  chunks.length === 0
+    ? ''
+    : chunks.length === 1
+      ? chunks[0]!.toString('utf8')
+      : Buffer.concat(chunks).toString('utf8');
 
 type LookupCallback = (
   err: NodeJS.ErrnoException | null,
