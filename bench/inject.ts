@@ -7,7 +7,7 @@
  * the measured requests only, which is repeatable under any load. Compare two checkouts by running
  * it in each, interleaved.
  *
- * Options: --only <substring>, --requests N (2000 per round), --rounds N (5), --warmup N (500),
+ * Options: --only <substring> (--exact: the whole name), --requests N (2000 per round), --rounds N (5), --warmup N (500),
  * --concurrency N (50 requests in flight, as the load generator's connections; sequential scenarios
  * such as the checkout send their own number one at a time after 3 of warm-up),
  * --callgrind (switches callgrind's instrumentation on for the measured requests only),
@@ -36,6 +36,7 @@ import { scenarios } from './scenarios/index.js';
 const { values: opts } = parseArgs({
   options: {
     only: { type: 'string' },
+    exact: { type: 'boolean', default: false },
     requests: { type: 'string', default: '2000' },
     rounds: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '500' },
@@ -245,6 +246,6 @@ async function run(scenario: Scenario): Promise<void> {
 }
 
 for (const scenario of scenarios) {
-  if (opts.only && !scenario.name.includes(opts.only)) continue;
+  if (opts.only && !(opts.exact ? scenario.name === opts.only : scenario.name.includes(opts.only))) continue;
   await run(scenario as Scenario);
 }
