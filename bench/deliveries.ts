@@ -131,14 +131,16 @@ try {
   const derive = cpu(async () => {
     while ((await services.events.deliverPending()) > 0);
   });
+  let measuring = false;
   const deliver = cpu(async () => {
-    callgrind('on');
+    if (measuring) callgrind('on');
     while ((await services.webhooks.deliverDue()) > 0);
-    callgrind('off');
+    if (measuring) callgrind('off');
   });
   for (let i = 0; i < warmup; i++) await checkout();
   await derive();
   await deliver();
+  measuring = true;
   const session = opts.profile ? new Session() : undefined;
   const results: Array<{ request: number; derive: number; deliver: number; deliveries: number }> = [];
   for (let r = 0; r < rounds; r++) {
