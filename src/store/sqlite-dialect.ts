@@ -51,7 +51,6 @@ function shapeOf(stmt: BetterSqlite3.Statement): Shape {
     name === '__proto__' ? `[${JSON.stringify(name)}]: v[${i}]` : `${JSON.stringify(name)}: v[${i}]`,
   );
   const shape: Shape = {
-    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- one literal per column list, names JSON-quoted
     build: new Function('v', `return { ${fields.join(', ')} };`) as Shape['build'],
     columns: names.length,
   };
