@@ -181,6 +181,7 @@ async function run(scenario: Scenario): Promise<void> {
     };
     const bytes = await send(signed(warmup));
     const perRequest: number[] = [];
+    const system: number[] = [];
     const wall: number[] = [];
     const backend: number[] = [];
     const trips: number[] = [];
@@ -203,6 +204,7 @@ async function run(scenario: Scenario): Promise<void> {
       const used = process.cpuUsage(before);
       wall.push(((performance.now() - started) * 1000) / perRound);
       perRequest.push((used.user + used.system) / perRound);
+      system.push(used.system / perRound);
       trips.push((sent - sentBefore) / perRound);
       const backendAfter = dialect === 'postgres' ? await backendCpu(databaseUrl) : undefined;
       if (scenario.afterRound) await scenario.afterRound(state);
@@ -223,7 +225,7 @@ async function run(scenario: Scenario): Promise<void> {
       return `${f(xs[Math.floor(xs.length / 2)]!)} (${f(xs[0]!)}–${f(xs.at(-1)!)})`;
     };
     console.log(
-      `${scenario.name}: ${summary(perRequest)} µs CPU per request ` +
+      `${scenario.name}: ${summary(perRequest)} µs CPU per request (system ${summary(system)}) ` +
         `over ${rounds} rounds of ${perRound}, ${bytes} bytes; wall ${summary(wall)} µs per request, ${dialect}` +
         (dialect === 'postgres'
           ? `; ${summary(trips, 2)} statements sent per request` +
