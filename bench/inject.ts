@@ -145,6 +145,11 @@ async function run(scenario: Scenario): Promise<void> {
 
 for (const scenario of scenarios) {
   // `--only =NAME` runs exactly that scenario (`GET /account` is also a prefix of its variants').
-  if (opts.only?.startsWith('=') ? scenario.name !== opts.only.slice(1) : opts.only && !scenario.name.includes(opts.only)) continue;
+  if (
+    opts.only?.startsWith('=')
+      ? scenario.name !== opts.only.slice(1)
+      : opts.only && !scenario.name.includes(opts.only)
+  )
+    continue;
   await run(scenario as Scenario);
 }

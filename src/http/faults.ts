@@ -23,11 +23,7 @@ export const UNAVAILABLE_DESCRIPTION = 'This feature is currently unavailable';
 
 const days = new BerlinDays();
 
-export function faultHook(
-  services: Services,
-  control: SandboxControl,
-  route: RouteConfig,
-): RouteGuard {
+export function faultHook(services: Services, control: SandboxControl, route: RouteConfig): RouteGuard {
   const group = groupOf(route.routeKey ?? '') ?? 'api';
   // No fault in force (nearly always): nothing to wait for, so no promise either.
   return (request, reply) => (control.rules.length === 0 ? undefined : apply(request, reply));
