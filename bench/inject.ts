@@ -11,9 +11,12 @@
  * --concurrency N (50 requests in flight, as the load generator's connections),
  * --callgrind (switches callgrind's instrumentation on for the measured requests only),
  * --profile <dir> (a V8 CPU profile of the measured requests only, one file per scenario, for
- * `node bench/profile.mjs`: preparing the database stays out of it).
+ * `node bench/profile.mjs`: preparing the database stays out of it),
+ * --dialect sqlite|postgres (postgres: a fresh schema of TEST_POSTGRES_URL per scenario, the
+ * prepared database copied in as `npm run bench -- --dialect postgres` does, dropped afterwards).
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
@@ -23,6 +26,8 @@ import { buildApp } from '../src/app.js';
 import { authorizationHeader } from '../src/auth/client.js';
 import { testConfig } from '../src/config.js';
 import { createServices } from '../src/services.js';
+import pg from 'pg';
+import { copySqliteIntoPostgres, settlePostgres } from './copy.js';
 import { BENCH_SECRET_KEY } from './prepare.js';
 import type { Scenario } from './scenario.js';
 import { scenarios } from './scenarios/index.js';
@@ -36,8 +41,31 @@ const { values: opts } = parseArgs({
     concurrency: { type: 'string', default: '50' },
     callgrind: { type: 'boolean', default: false },
     profile: { type: 'string' },
+    dialect: { type: 'string', default: 'sqlite' },
   },
 });
+const dialect = opts.dialect;
+const postgresUrl = process.env.TEST_POSTGRES_URL;
+if (dialect !== 'sqlite' && (dialect !== 'postgres' || !postgresUrl)) {
+  throw new Error('--dialect is sqlite or postgres (postgres needs TEST_POSTGRES_URL)');
+}
+
+/** A fresh PostgreSQL schema for one scenario, dropped after it. */
+async function postgresSchema(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const schema = `inject_${randomBytes(5).toString('hex')}`;
+  const run = async (text: string) => {
+    const c = new pg.Client({ connectionString: postgresUrl });
+    await c.connect();
+    try {
+      await c.query(text);
+    } finally {
+      await c.end();
+    }
+  };
+  await run(`create schema "${schema}"`);
+  const url = `${postgresUrl}${postgresUrl!.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  return { url, drop: () => run(`drop schema "${schema}" cascade`) };
+}
 const perRound = Number(opts.requests);
 const rounds = Number(opts.rounds);
 const warmup = Number(opts.warmup);
@@ -51,10 +79,17 @@ const callgrind = (what: 'on' | 'off') => {
 async function run(scenario: Scenario): Promise<void> {
   if (scenario.sequential) return;
   const dir = mkdtempSync(join(tmpdir(), 'cardbazaar-inject-'));
+  let drop: (() => Promise<void>) | undefined;
   try {
-    const databaseUrl = join(dir, 'bench.sqlite');
+    let databaseUrl = join(dir, 'bench.sqlite');
     const prepared = scenario.database ? await scenario.database() : undefined;
-    if (prepared) copyFileSync(prepared, databaseUrl);
+    if (dialect === 'postgres') {
+      const schema = await postgresSchema();
+      databaseUrl = schema.url;
+      drop = schema.drop;
+    } else if (prepared) {
+      copyFileSync(prepared, databaseUrl);
+    }
     const big = 1_000_000_000_000;
     const services = await createServices(
       testConfig({
@@ -70,6 +105,10 @@ async function run(scenario: Scenario): Promise<void> {
         limitsConcurrentGroups: [],
       }),
     );
+    if (dialect === 'postgres' && prepared) {
+      await copySqliteIntoPostgres(prepared, databaseUrl);
+      await settlePostgres(databaseUrl);
+    }
     const state = await scenario.prepare(services);
     if (scenario.request(state, -1).page) return;
     const app = await buildApp(services);
@@ -140,6 +179,7 @@ async function run(scenario: Scenario): Promise<void> {
     await services.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    await drop?.();
   }
 }
 
