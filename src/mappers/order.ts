@@ -14,6 +14,7 @@ import {
   MoneySchema,
   Nullable,
   presentList,
+  repeatedEntity,
   timestamp,
   TimestampSchema,
 } from './values.js';
@@ -128,7 +129,7 @@ function counterparty(user: ShownUser, users: Map<ShownUser, ApiUser> | undefine
   let mapped = users?.get(user);
   if (mapped === undefined) {
     mapped = mapUser(user, 'counterparty');
-    users?.set(user, mapped);
+    if (users) users.set(user, repeatedEntity(mapped));
   }
   return mapped;
 }
