@@ -67,7 +67,9 @@ export interface CartItemFailure extends CartItem {
   error: string;
 }
 
-export function homeAddress(user: User): PostalAddress {
+export function homeAddress(
+  user: Pick<User, 'addressName' | 'addressExtra' | 'street' | 'zip' | 'city' | 'country'>,
+): PostalAddress {
   return {
     name: user.addressName,
     extra: user.addressExtra,

@@ -12,15 +12,15 @@ import {
   orderLineViews,
   pageOfOrders,
 } from '../store/orders.js';
-import type { Order, OrderEvaluation, OrderState, User } from '../store/schema.js';
-import { usersByIds } from '../store/users.js';
+import type { Order, OrderEvaluation, OrderState } from '../store/schema.js';
+import { type ShownUser, shownUsersByIds } from '../store/users.js';
 import type { DomainContext } from './context.js';
 
 /** Everything the Order entity shows (reference §2.11). */
 export interface OrderView {
   order: Order;
-  seller: User;
-  buyer: User;
+  seller: ShownUser;
+  buyer: ShownUser;
   /** The frozen lines: `count` and `price` are what was bought. */
   lines: ArticleView[];
   evaluation: OrderEvaluation | undefined;
@@ -58,7 +58,7 @@ export async function loadOrderViews(db: Executor, orders: Order[]): Promise<Ord
   if (orders.length === 0) return [];
   const ids = orders.map((o) => o.idOrder);
   const [users, lines, evaluations] = await Promise.all([
-    usersByIds(
+    shownUsersByIds(
       db,
       orders.flatMap((o) => [o.idSeller, o.idBuyer]),
     ),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../errors.js';
 import { money } from '../mappers/values.js';
-import { parseRequestXml, toXml } from './xml.js';
+import { parseRequestXml, repeatedEntity, toXml } from './xml.js';
 
 describe('XML writer', () => {
   it('writes repeated elements for arrays, empty elements for null and empty strings, and skips undefined', () => {
@@ -64,6 +64,49 @@ describe('XML writer', () => {
     );
     assert.equal(toXml(wide), reference(wide));
     assert.equal(toXml(wide), reference(wide));
+  });
+});
+
+describe('XML writer, repeated entities', () => {
+  const user = (id: number) => ({
+    idUser: id,
+    name: { company: null, firstName: `First <${id}>`, lastName: '' },
+    registrationDate: money(id),
+    links: [{ rel: 'self', href: `/users/${id}` }],
+  });
+  const page = (seller: object, buyers: object[]) => ({
+    order: buyers.map((buyer, i) => ({
+      idOrder: i,
+      seller,
+      buyer,
+      note: `n${i}`,
+      other: i === 3 ? seller : undefined,
+    })),
+  });
+
+  it('writes an entity marked repeated as it writes the same entity unmarked, under every name it appears', () => {
+    const buyers = Array.from({ length: 5 }, (_, i) => user(100 + i));
+    const unmarked = toXml(page(user(1), buyers));
+    assert.equal(toXml(page(repeatedEntity(user(1)), buyers)), unmarked);
+    assert.equal(
+      toXml(
+        page(
+          repeatedEntity(user(1)),
+          buyers.map((b) => repeatedEntity(b)),
+        ),
+      ),
+      unmarked,
+    );
+    assert.equal(unmarked.split('<idUser>1</idUser>').length - 1, 6);
+  });
+
+  it('writes it again in the next response (nothing is kept between two documents)', () => {
+    const seller = repeatedEntity(user(1));
+    const before = toXml(page(seller, [user(2)]));
+    seller.name.firstName = 'Changed';
+    const after = toXml(page(seller, [user(2)]));
+    assert.notEqual(after, before);
+    assert.equal(after, toXml(page(user(1), [user(2)])).replace('First &lt;1&gt;', 'Changed'));
   });
 });
 

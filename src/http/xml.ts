@@ -37,6 +37,32 @@ export function presentList<T>(items: T[]): T[] {
   return items;
 }
 
+/**
+ * Marks an entity that a response repeats (the same object at several places of the tree, such as
+ * the seller of each of a page of 100 orders): the XML writer writes its content once per response
+ * and repeats the text. Writing the seller's 35 elements a hundred times was 40% of the writer's
+ * time on that page, most of it in joining the pieces into one string afterwards.
+ */
+const REPEATED = Symbol('repeated');
+
+export function repeatedEntity<T extends object>(tree: T): T {
+  Object.defineProperty(tree, REPEATED, { value: true });
+  return tree;
+}
+
+/** The content written of each repeated entity, during one `toXml`. */
+let repeatedTexts: Map<object, string> | undefined;
+
+/**
+ * A string built by concatenation is a tree of pieces, joined when it is first read whole; a text
+ * used many times is joined once here (converting it to a number reads it whole), or every use
+ * would walk its pieces again.
+ */
+function joined(text: string): string {
+  void Number(text);
+  return text;
+}
+
 /** An element's opening, closing and empty tags. */
 type Tags = readonly [open: string, close: string, empty: string];
 
@@ -80,6 +106,14 @@ function writeValue(name: string, value: unknown): string {
     const text = typeof v.toXml === 'function' ? v.toXml() : String(v.toJSON());
     return tags[0] + escapeText(text) + tags[1];
   }
+  if (repeatedTexts !== undefined && REPEATED in (value as object)) {
+    let text = repeatedTexts.get(value);
+    if (text === undefined) {
+      text = joined(writeChildren(value as Tree));
+      repeatedTexts.set(value, text);
+    }
+    return tags[0] + text + tags[1];
+  }
   return tags[0] + writeChildren(value as Tree) + tags[1];
 }
 
@@ -91,7 +125,12 @@ function writeChildren(tree: Tree): string {
 
 /** Renders a response tree as the API's XML document with root `response`. */
 export function toXml(tree: Tree): string {
-  return `${XML_HEAD}<response>${writeChildren(tree)}</response>`;
+  repeatedTexts = new Map();
+  try {
+    return `${XML_HEAD}<response>${writeChildren(tree)}</response>`;
+  } finally {
+    repeatedTexts = undefined;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

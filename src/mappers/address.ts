@@ -1,6 +1,6 @@
 import { homeAddress } from '../domain/cart.js';
 import type { PostalAddress } from '../store/reservations.js';
-import type { User } from '../store/schema.js';
+import type { ShownUser } from '../store/users.js';
 import { type Static, Type } from '@sinclair/typebox';
 import { Nullable } from './values.js';
 
@@ -33,4 +33,4 @@ export function mapAddress(a: PostalAddress): Address {
 }
 
 /** A user's home address as the Address entity. */
-export const mapHomeAddress = (user: User) => mapAddress(homeAddress(user));
+export const mapHomeAddress = (user: ShownUser) => mapAddress(homeAddress(user));

@@ -4,7 +4,8 @@ import { type Static, Type } from '@sinclair/typebox';
 import { AddressSchema, mapAddress } from './address.js';
 import { ArticleSchema, mapArticle } from './article.js';
 import { mapShippingMethod, ShippingMethodSchema } from './shipping-method.js';
-import { mapUser, UserSchema } from './user.js';
+import type { ShownUser } from '../store/users.js';
+import { type ApiUser, mapUser, UserSchema } from './user.js';
 import {
   BoolSchema,
   link,
@@ -13,6 +14,7 @@ import {
   MoneySchema,
   Nullable,
   presentList,
+  repeatedEntity,
   timestamp,
   TimestampSchema,
 } from './values.js';
@@ -118,6 +120,26 @@ function mapState(o: Order, evaluated: boolean): Static<typeof OrderStateSchema>
   return state;
 }
 
+/**
+ * A party as the other one sees it, mapped once per list: a page of a seller's orders names the
+ * same seller in each of them (and a buyer in each of theirs), and the loaded views share one
+ * user object per party. The entity is written the same wherever it appears in the tree.
+ */
+function counterparty(user: ShownUser, users: Map<ShownUser, ApiUser> | undefined): ApiUser {
+  let mapped = users?.get(user);
+  if (mapped === undefined) {
+    mapped = mapUser(user, 'counterparty');
+    if (users) users.set(user, repeatedEntity(mapped));
+  }
+  return mapped;
+}
+
+/** A list of orders as one viewer sees them (a page of `GET /orders/:actor/:state`, a checkout). */
+export function mapOrders(views: OrderView[], idViewer: number): ApiOrder[] {
+  const users = new Map<ShownUser, ApiUser>();
+  return views.map((v) => mapOrder(v, idViewer, users));
+}
+
 function request(reason: string | null, date: number | null) {
   return reason === null ? null : { reason, date: timestamp(date) };
 }
@@ -127,14 +149,14 @@ function request(reason: string | null, date: number | null) {
  * seller (`idViewer`) sees it: both parties with name, address and contact; the articles with
  * the count and price they were bought at.
  */
-export function mapOrder(v: OrderView, idViewer: number): ApiOrder {
+export function mapOrder(v: OrderView, idViewer: number, users?: Map<ShownUser, ApiUser>): ApiOrder {
   const o = v.order;
   const isSeller = o.idSeller === idViewer;
   return {
     idOrder: o.idOrder,
     isBuyer: o.idBuyer === idViewer,
-    seller: mapUser(v.seller, 'counterparty'),
-    buyer: mapUser(v.buyer, 'counterparty'),
+    seller: counterparty(v.seller, users),
+    buyer: counterparty(v.buyer, users),
     state: mapState(o, v.evaluation !== undefined),
     shippingMethod: mapShippingMethod({
       idShippingMethod: o.idShippingMethod,

@@ -1,4 +1,4 @@
-import type { User } from '../store/schema.js';
+import type { ShownUser } from '../store/users.js';
 import { type Static, Type } from '@sinclair/typebox';
 import { AddressSchema, mapHomeAddress } from './address.js';
 import { bool, BoolSchema, link, LinksSchema, Nullable, timestamp, TimestampSchema } from './values.js';
@@ -45,7 +45,7 @@ export type ApiUser = Static<typeof UserSchema>;
  */
 export type UserContext = 'public' | 'counterparty';
 
-export function mapUser(user: User, context: UserContext = 'public'): ApiUser {
+export function mapUser(user: ShownUser, context: UserContext = 'public'): ApiUser {
   const full = context === 'counterparty';
   return {
     idUser: user.idUser,

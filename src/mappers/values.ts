@@ -5,7 +5,7 @@
  */
 
 /** Lists a response carries even when empty (an empty element in XML): see `presentList`. */
-export { presentList } from '../http/xml.js';
+export { presentList, repeatedEntity } from '../http/xml.js';
 // Text forms of money and time live below the mappers, in `src/format.ts`, which the domain and
 // the website import too; re-exported here for the mappers.
 import { type TSchema, Type } from '@sinclair/typebox';

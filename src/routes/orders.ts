@@ -18,7 +18,7 @@ import { requireBody } from '../http/body.js';
 import { boolean, idParam, integer, requireInteger, requireText, strings, text } from '../http/fields.js';
 import { pagedResponse, pageFromPathOrQuery } from '../http/pagination.js';
 import { type ApiRequest, ok, type Router, USER_KINDS } from '../http/routing.js';
-import { mapOrder } from '../mappers/order.js';
+import { mapOrder, mapOrders } from '../mappers/order.js';
 import type { Services } from '../services.js';
 import { Type } from '@sinclair/typebox';
 import { Answer, IdParam, pageQuery, RequestBody, type RouteSchema } from '../http/route-schema.js';
@@ -52,7 +52,7 @@ export function orderRoutes(r: Router, services: Services): void {
     const idUser = req.auth.idUser!;
     const { total, orders } = await listOrders(services, idUser, actor, state, page.offset, page.limit);
     return pagedResponse(req, services.config, page, total, orders.length, () => ({
-      order: orders.map((o) => mapOrder(o, idUser)),
+      order: mapOrders(orders, idUser),
     }));
   };
   r.get('/orders/:actor/:state', { kinds: USER_KINDS, schema: ORDERS_SCHEMA(false) }, list);

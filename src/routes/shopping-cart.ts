@@ -15,7 +15,7 @@ import { requireBody } from '../http/body.js';
 import { idParam, integer, objects, requireInteger, requireText, text } from '../http/fields.js';
 import { ok, type Router, USER_KINDS } from '../http/routing.js';
 import type { XmlObject } from '../http/xml.js';
-import { mapOrder } from '../mappers/order.js';
+import { mapOrders } from '../mappers/order.js';
 import { mapPricedMethod } from '../mappers/shipping-method.js';
 import { mapCartFailure, mapShoppingCart } from '../mappers/shopping-cart.js';
 import type { Services } from '../services.js';
@@ -137,7 +137,7 @@ export function shoppingCartRoutes(r: Router, services: Services): void {
     async (req) => {
       const idUser = req.auth.idUser!;
       const orders = await checkout(services, idUser);
-      return ok({ order: orders.map((o) => mapOrder(o, idUser)) });
+      return ok({ order: mapOrders(orders, idUser) });
     },
   );
 

@@ -118,6 +118,31 @@ export async function orderLineRows(db: Executor, idOrder: number): Promise<Orde
     .execute();
 }
 
+// A page's lines: the statement's text is compiled once per number of orders.
+const linesOf = preparedBySize(
+  (db: Executor, ids: number[], low: number, high: number) =>
+    db
+      .selectFrom('orderArticles as l')
+      .innerJoin('products as p', 'p.idProduct', 'l.idProduct')
+      .leftJoin('expansions as e', 'e.idExpansion', 'p.idExpansion')
+      .leftJoin('productNames as n', (join) =>
+        join.onRef('n.idProduct', '=', 'l.idProduct').onRef('n.idLanguage', '=', 'l.idLanguage'),
+      )
+      .selectAll('l')
+      .select(PRODUCT_FACT_COLUMNS)
+      .where('l.idOrder', 'in', ids)
+      // The same rows: the bounds only tell PostgreSQL's planner how few they are. Against a list of
+      // a hundred ids alone it estimates a scan of the whole table (of a seller with 10,000 orders)
+      // as cheaper than a hundred index probes, and reads every line.
+      .where('l.idOrder', '>=', low)
+      .where('l.idOrder', '<=', high)
+      .orderBy('l.idOrder')
+      .orderBy('l.idArticle')
+      .compile(),
+  (ids) => ids.length,
+  (ids, low, high) => [...ids, low, high],
+);
+
 export interface OrderLineView {
   idOrder: number;
   view: ArticleView;
@@ -140,24 +165,7 @@ export async function orderLineViews(
     if (id < low) low = id;
     if (id > high) high = id;
   }
-  const rows = await db
-    .selectFrom('orderArticles as l')
-    .innerJoin('products as p', 'p.idProduct', 'l.idProduct')
-    .leftJoin('expansions as e', 'e.idExpansion', 'p.idExpansion')
-    .leftJoin('productNames as n', (join) =>
-      join.onRef('n.idProduct', '=', 'l.idProduct').onRef('n.idLanguage', '=', 'l.idLanguage'),
-    )
-    .selectAll('l')
-    .select(PRODUCT_FACT_COLUMNS)
-    .where('l.idOrder', 'in', ids)
-    // The same rows: the bounds only tell PostgreSQL's planner how few they are. Against a list of
-    // a hundred ids alone it estimates a scan of the whole table (of a seller with 10,000 orders)
-    // as cheaper than a hundred index probes, and reads every line.
-    .where('l.idOrder', '>=', low)
-    .where('l.idOrder', '<=', high)
-    .orderBy('l.idOrder')
-    .orderBy('l.idArticle')
-    .execute();
+  const rows = (await linesOf(db, ids, low, high)).rows;
   // Shaped field by field (a page of 100 orders shapes every line): the line's columns are the
   // article's, its seller and purchase time stand for the article's owner and times.
   return rows.map((r) => {
@@ -347,9 +355,16 @@ export async function sellerOrdersIn(db: Executor, idSeller: number, states: Ord
 // ---------------------------------------------------------------------------------------------
 // Evaluations and the seller's numbers
 
+const evaluationRows = preparedBySize(
+  (db: Executor, idOrders: number[]) =>
+    db.selectFrom('orderEvaluations').selectAll().where('idOrder', 'in', idOrders).compile(),
+  (idOrders) => idOrders.length,
+  (idOrders) => idOrders,
+);
+
 export async function evaluationsOf(db: Executor, idOrders: number[]): Promise<Map<number, OrderEvaluation>> {
   if (idOrders.length === 0) return new Map();
-  const rows = await db.selectFrom('orderEvaluations').selectAll().where('idOrder', 'in', idOrders).execute();
+  const rows = (await evaluationRows(db, idOrders)).rows;
   return new Map(rows.map((r) => [r.idOrder, r]));
 }
 

@@ -1,5 +1,5 @@
 import type { Executor } from './db.js';
-import { prepared } from './prepared.js';
+import { prepared, preparedBySize } from './prepared.js';
 import type { NewUser, User, UserUpdate } from './schema.js';
 
 export async function insertUser(db: Executor, user: NewUser): Promise<User> {
@@ -13,6 +13,59 @@ const userById = prepared(
 
 export async function findUserById(db: Executor, idUser: number): Promise<User | undefined> {
   return (await userById(db, idUser))[0];
+}
+
+/**
+ * What another user is shown of a user (the User entity, its home address, the contact details an
+ * order's counterparty sees): `src/mappers/user.ts` reads these and nothing else, so the lists that
+ * show many users read only these columns (not the password hash, balances and bank details).
+ */
+export const SHOWN_USER_COLUMNS = [
+  'idUser',
+  'username',
+  'registerDate',
+  'isCommercial',
+  'maySell',
+  'company',
+  'firstName',
+  'lastName',
+  'addressName',
+  'addressExtra',
+  'street',
+  'zip',
+  'city',
+  'country',
+  'phoneNumber',
+  'email',
+  'vat',
+  'legalInformation',
+  'riskGroup',
+  'lossPercentage',
+  'unsentShipments',
+  'reputation',
+  'shipsFast',
+  'sellCount',
+  'soldItems',
+  'avgShippingTime',
+  'onVacation',
+] as const satisfies ReadonlyArray<keyof User>;
+export type ShownUser = Pick<User, (typeof SHOWN_USER_COLUMNS)[number]>;
+
+const shownByIds = preparedBySize(
+  (db: Executor, ids: number[]) =>
+    db.selectFrom('users').select(SHOWN_USER_COLUMNS).where('idUser', 'in', ids).compile(),
+  (ids) => ids.length,
+  (ids) => ids,
+);
+
+/** Users by id as others see them (the parties of a page of orders); repeats are fine. */
+export async function shownUsersByIds(db: Executor, idUsers: number[]): Promise<Map<number, ShownUser>> {
+  const ids = [...new Set(idUsers)];
+  if (ids.length === 0) return new Map();
+  const rows = (await shownByIds(db, ids)).rows;
+  const users = new Map<number, ShownUser>();
+  for (const u of rows) users.set(u.idUser, u);
+  return users;
 }
 
 /** Users by id (the parties of orders or reservations, the sellers of offers); repeats are fine. */
