@@ -1,4 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
 /**
@@ -104,4 +105,22 @@ export async function settlePostgres(url: string): Promise<void> {
   } finally {
     await target.end();
   }
+}
+
+/** A fresh schema of the PostgreSQL database at `base` for one scenario (its URL), dropped after it. */
+export async function postgresSchema(base: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const schema = `bench_${randomBytes(5).toString('hex')}`;
+  const run = async (text: string) => {
+    const c = new pg.Client({ connectionString: base });
+    await c.connect();
+    try {
+      await c.query(text);
+    } finally {
+      await c.end();
+    }
+  };
+  await run(`create schema "${schema}"`);
+  // The application name lets a caller find this schema's backends (bench/inject.ts counts their CPU).
+  const url = `${base}${base.includes('?') ? '&' : '?'}application_name=${schema}&options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  return { url, drop: () => run(`drop schema "${schema}" cascade`) };
 }

@@ -11,18 +11,28 @@
  * --concurrency N (50 requests in flight, as the load generator's connections),
  * --callgrind (switches callgrind's instrumentation on for the measured requests only),
  * --profile <dir> (a V8 CPU profile of the measured requests only, one file per scenario, for
- * `node bench/profile.mjs`: preparing the database stays out of it).
+ * `node bench/profile.mjs`: preparing the database stays out of it), --dialect sqlite|postgres
+ * (sqlite; postgres prepares a fresh schema of TEST_POSTGRES_URL, as `npm run bench` does).
+ *
+ * After each round the outbox its requests filled (the events a write raises, delivered in the
+ * background by a server, on the same core) is delivered and its CPU printed apart, per request of
+ * the round: "background". On PostgreSQL the CPU of the schema's database backends (read from
+ * /proc, so the server must run on this machine) is printed beside node's, foreground and
+ * background. Callgrind counts the foreground (`--callgrind-background`: the background instead);
+ * a profile covers both.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { authorizationHeader } from '../src/auth/client.js';
 import { testConfig } from '../src/config.js';
 import { createServices } from '../src/services.js';
+import { copySqliteIntoPostgres, postgresSchema, settlePostgres } from './copy.js';
 import { BENCH_SECRET_KEY } from './prepare.js';
 import type { Scenario } from './scenario.js';
 import { scenarios } from './scenarios/index.js';
@@ -36,6 +46,8 @@ const { values: opts } = parseArgs({
     concurrency: { type: 'string', default: '50' },
     callgrind: { type: 'boolean', default: false },
     profile: { type: 'string' },
+    dialect: { type: 'string', default: 'sqlite' },
+    'callgrind-background': { type: 'boolean', default: false },
   },
 });
 const perRound = Number(opts.requests);
@@ -43,6 +55,30 @@ const rounds = Number(opts.rounds);
 const warmup = Number(opts.warmup);
 const concurrency = Number(opts.concurrency);
 const HOST = '127.0.0.1:18080';
+const dialect = opts.dialect;
+if (dialect !== 'sqlite' && dialect !== 'postgres') throw new Error('--dialect is sqlite or postgres');
+const postgresUrl = process.env.TEST_POSTGRES_URL;
+if (dialect === 'postgres' && !postgresUrl) throw new Error('--dialect postgres needs TEST_POSTGRES_URL');
+
+/** CPU µs the PostgreSQL backends of this application name used so far (their /proc stat). */
+async function backendCpu(
+  services: Awaited<ReturnType<typeof createServices>>,
+  name: string,
+): Promise<number> {
+  const { rows } = await sql<{
+    pid: number;
+  }>`select pid from pg_stat_activity where application_name = ${name}`.execute(services.database.db);
+  let ticks = 0;
+  for (const { pid } of rows) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (clock ticks of 10 ms)
+    } catch {
+      // a backend that ended since
+    }
+  }
+  return ticks * 10_000;
+}
 
 const callgrind = (what: 'on' | 'off') => {
   if (opts.callgrind) spawnSync('callgrind_control', ['-i', what, String(process.pid)], { stdio: 'ignore' });
@@ -51,10 +87,19 @@ const callgrind = (what: 'on' | 'off') => {
 async function run(scenario: Scenario): Promise<void> {
   if (scenario.sequential) return;
   const dir = mkdtempSync(join(tmpdir(), 'cardbazaar-inject-'));
+  let drop: (() => Promise<void>) | undefined;
   try {
-    const databaseUrl = join(dir, 'bench.sqlite');
+    let databaseUrl = join(dir, 'bench.sqlite');
     const prepared = scenario.database ? await scenario.database() : undefined;
-    if (prepared) copyFileSync(prepared, databaseUrl);
+    let appName: string | undefined;
+    if (dialect === 'postgres') {
+      const schema = await postgresSchema(postgresUrl!);
+      databaseUrl = schema.url;
+      drop = schema.drop;
+      appName = new URL(schema.url).searchParams.get('application_name')!;
+    } else if (prepared) {
+      copyFileSync(prepared, databaseUrl);
+    }
     const big = 1_000_000_000_000;
     const services = await createServices(
       testConfig({
@@ -70,7 +115,14 @@ async function run(scenario: Scenario): Promise<void> {
         limitsConcurrentGroups: [],
       }),
     );
+    if (dialect === 'postgres' && prepared) await copySqliteIntoPostgres(prepared, databaseUrl);
     const state = await scenario.prepare(services);
+    if (dialect === 'postgres') await settlePostgres(databaseUrl);
+    const backend = async () => (appName ? backendCpu(services, appName) : 0);
+    /** Delivers the outbox the requests filled, as a server does in the background. */
+    const drain = async () => {
+      while ((await services.events.deliverPending()) > 0);
+    };
     if (scenario.request(state, -1).page) return;
     const app = await buildApp(services);
     await app.ready();
@@ -108,7 +160,11 @@ async function run(scenario: Scenario): Promise<void> {
       return bytes;
     };
     const bytes = await send(signed(warmup));
+    await drain();
     const perRequest: number[] = [];
+    const db: number[] = [];
+    const background: number[] = [];
+    const dbBackground: number[] = [];
     const session = opts.profile ? new Session() : undefined;
     if (session) {
       session.connect();
@@ -117,12 +173,22 @@ async function run(scenario: Scenario): Promise<void> {
     }
     for (let r = 0; r < rounds; r++) {
       const batch = signed(perRound);
+      const dbBefore = await backend();
       const before = process.cpuUsage();
-      callgrind('on');
+      if (!opts['callgrind-background']) callgrind('on');
       await send(batch);
       callgrind('off');
       const used = process.cpuUsage(before);
+      const dbBetween = await backend();
       perRequest.push((used.user + used.system) / perRound);
+      db.push((dbBetween - dbBefore) / perRound);
+      const bgBefore = process.cpuUsage();
+      if (opts['callgrind-background']) callgrind('on');
+      await drain();
+      callgrind('off');
+      const bgUsed = process.cpuUsage(bgBefore);
+      background.push((bgUsed.user + bgUsed.system) / perRound);
+      dbBackground.push(((await backend()) - dbBetween) / perRound);
     }
     if (session) {
       const { profile } = await session.post('Profiler.stop');
@@ -131,15 +197,20 @@ async function run(scenario: Scenario): Promise<void> {
       writeFileSync(file, JSON.stringify(profile));
       session.disconnect();
     }
-    perRequest.sort((a, b) => a - b);
+    const summary = (xs: number[]) => {
+      xs.sort((a, b) => a - b);
+      return `${xs[Math.floor(rounds / 2)]!.toFixed(1)} (${xs[0]!.toFixed(1)}–${xs.at(-1)!.toFixed(1)})`;
+    };
     console.log(
-      `${scenario.name}: ${perRequest[Math.floor(rounds / 2)]!.toFixed(1)} µs CPU per request ` +
-        `(${perRequest[0]!.toFixed(1)}–${perRequest.at(-1)!.toFixed(1)} over ${rounds} rounds of ${perRound}), ${bytes} bytes`,
+      `${scenario.name}: ${summary(perRequest)} µs CPU per request ` +
+        `(over ${rounds} rounds of ${perRound}), ${bytes} bytes, ${dialect}; background ${summary(background)} µs` +
+        (appName ? `; PostgreSQL backends ${summary(db)} µs, background ${summary(dbBackground)} µs` : ''),
     );
     await app.close();
     await services.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    await drop?.().catch(() => {});
   }
 }
 
