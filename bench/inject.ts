@@ -60,7 +60,11 @@ if (dialect !== 'sqlite' && dialect !== 'postgres') throw new Error('--dialect i
 const postgresUrl = process.env.TEST_POSTGRES_URL;
 if (dialect === 'postgres' && !postgresUrl) throw new Error('--dialect postgres needs TEST_POSTGRES_URL');
 
-/** CPU µs the PostgreSQL backends of this application name used so far (their /proc stat). */
+/**
+ * CPU µs the PostgreSQL backends of this application name used since the last call (their /proc
+ * stat; a backend the pool opened since counts whole, one it closed counts what it had last time).
+ */
+const seen = new Map<number, number>();
 async function backendCpu(
   services: Awaited<ReturnType<typeof createServices>>,
   name: string,
@@ -68,16 +72,18 @@ async function backendCpu(
   const { rows } = await sql<{
     pid: number;
   }>`select pid from pg_stat_activity where application_name = ${name}`.execute(services.database.db);
-  let ticks = 0;
+  let used = 0;
   for (const { pid } of rows) {
     try {
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (clock ticks of 10 ms)
+      const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (clock ticks of 10 ms)
+      used += ticks - (seen.get(pid) ?? 0);
+      seen.set(pid, ticks);
     } catch {
       // a backend that ended since
     }
   }
-  return ticks * 10_000;
+  return used * 10_000;
 }
 
 const callgrind = (what: 'on' | 'off') => {
@@ -173,22 +179,21 @@ async function run(scenario: Scenario): Promise<void> {
     }
     for (let r = 0; r < rounds; r++) {
       const batch = signed(perRound);
-      const dbBefore = await backend();
+      await backend();
       const before = process.cpuUsage();
       if (!opts['callgrind-background']) callgrind('on');
       await send(batch);
       callgrind('off');
       const used = process.cpuUsage(before);
-      const dbBetween = await backend();
       perRequest.push((used.user + used.system) / perRound);
-      db.push((dbBetween - dbBefore) / perRound);
+      db.push((await backend()) / perRound);
       const bgBefore = process.cpuUsage();
       if (opts['callgrind-background']) callgrind('on');
       await drain();
       callgrind('off');
       const bgUsed = process.cpuUsage(bgBefore);
       background.push((bgUsed.user + bgUsed.system) / perRound);
-      dbBackground.push(((await backend()) - dbBetween) / perRound);
+      dbBackground.push((await backend()) / perRound);
     }
     if (session) {
       const { profile } = await session.post('Profiler.stop');
