@@ -1,5 +1,5 @@
-import BetterSqlite3 from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
+import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 
 /**
@@ -107,11 +107,11 @@ export async function settlePostgres(url: string): Promise<void> {
   }
 }
 
-/** A fresh schema of the PostgreSQL database at `base` for one scenario (its URL), dropped after it. */
-export async function postgresSchema(base: string): Promise<{ url: string; drop: () => Promise<void> }> {
+/** A fresh PostgreSQL schema for one scenario in the database of `baseUrl`, dropped after it. */
+export async function postgresSchema(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const schema = `bench_${randomBytes(5).toString('hex')}`;
   const run = async (text: string) => {
-    const c = new pg.Client({ connectionString: base });
+    const c = new pg.Client({ connectionString: baseUrl });
     await c.connect();
     try {
       await c.query(text);
@@ -120,7 +120,6 @@ export async function postgresSchema(base: string): Promise<{ url: string; drop:
     }
   };
   await run(`create schema "${schema}"`);
-  // The application name lets a caller find this schema's backends (bench/inject.ts counts their CPU).
-  const url = `${base}${base.includes('?') ? '&' : '?'}application_name=${schema}&options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  const url = `${baseUrl}${baseUrl.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
   return { url, drop: () => run(`drop schema "${schema}" cascade`) };
 }

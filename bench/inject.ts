@@ -7,19 +7,19 @@
  * the measured requests only, which is repeatable under any load. Compare two checkouts by running
  * it in each, interleaved.
  *
- * Options: --only <substring>, --requests N (2000 per round), --rounds N (5), --warmup N (500),
- * --concurrency N (50 requests in flight, as the load generator's connections),
+ * Options: --only <substring> (--exact: the whole name), --requests N (2000 per round), --rounds N (5), --warmup N (500),
+ * --concurrency N (50 requests in flight, as the load generator's connections; sequential scenarios
+ * such as the checkout send their own number one at a time after 3 of warm-up),
  * --callgrind (switches callgrind's instrumentation on for the measured requests only),
  * --profile <dir> (a V8 CPU profile of the measured requests only, one file per scenario, for
- * `node bench/profile.mjs`: preparing the database stays out of it), --dialect sqlite|postgres
- * (sqlite; postgres prepares a fresh schema of TEST_POSTGRES_URL, as `npm run bench` does).
+ * `node bench/profile.mjs`: preparing the database stays out of it),
+ * --dialect sqlite|postgres (sqlite; postgres runs on a fresh schema of TEST_POSTGRES_URL, filled as
+ * `npm run bench` fills it, and adds the CPU of the pool's PostgreSQL backends and the statements
+ * sent per request), --queries (prints each statement's text and count per request, PostgreSQL only).
  *
- * After each round the outbox its requests filled (the events a write raises, delivered in the
- * background by a server, on the same core) is delivered and its CPU printed apart, per request of
- * the round: "background". On PostgreSQL the CPU of the schema's database backends (read from
- * /proc, so the server must run on this machine) is printed beside node's, foreground and
- * background. Callgrind counts the foreground (`--callgrind-background`: the background instead);
- * a profile covers both.
+ * After each round the outbox its requests filled (the events a write raises, which a server
+ * delivers in the background, on the same core) is delivered and its CPU printed apart, per request
+ * of the round, as "background" (with its PostgreSQL backends' CPU on PostgreSQL).
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,7 +27,7 @@ import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { sql } from 'kysely';
+import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { authorizationHeader } from '../src/auth/client.js';
 import { testConfig } from '../src/config.js';
@@ -40,6 +40,7 @@ import { scenarios } from './scenarios/index.js';
 const { values: opts } = parseArgs({
   options: {
     only: { type: 'string' },
+    exact: { type: 'boolean', default: false },
     requests: { type: 'string', default: '2000' },
     rounds: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '500' },
@@ -47,62 +48,81 @@ const { values: opts } = parseArgs({
     callgrind: { type: 'boolean', default: false },
     profile: { type: 'string' },
     dialect: { type: 'string', default: 'sqlite' },
-    'callgrind-background': { type: 'boolean', default: false },
+    queries: { type: 'boolean', default: false },
   },
 });
-const perRound = Number(opts.requests);
-const rounds = Number(opts.rounds);
-const warmup = Number(opts.warmup);
-const concurrency = Number(opts.concurrency);
-const HOST = '127.0.0.1:18080';
 const dialect = opts.dialect;
 if (dialect !== 'sqlite' && dialect !== 'postgres') throw new Error('--dialect is sqlite or postgres');
 const postgresUrl = process.env.TEST_POSTGRES_URL;
 if (dialect === 'postgres' && !postgresUrl) throw new Error('--dialect postgres needs TEST_POSTGRES_URL');
-
-/**
- * CPU µs the PostgreSQL backends of this application name used since the last call (their /proc
- * stat; a backend the pool opened since counts whole, one it closed counts what it had last time).
- */
-const seen = new Map<number, number>();
-async function backendCpu(
-  services: Awaited<ReturnType<typeof createServices>>,
-  name: string,
-): Promise<number> {
-  const { rows } = await sql<{
-    pid: number;
-  }>`select pid from pg_stat_activity where application_name = ${name}`.execute(services.database.db);
-  let used = 0;
-  for (const { pid } of rows) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (clock ticks of 10 ms)
-      used += ticks - (seen.get(pid) ?? 0);
-      seen.set(pid, ticks);
-    } catch {
-      // a backend that ended since
+/** Every message pg sends that runs statements (a query, or an extended-protocol Sync). */
+let sent = 0;
+/** The harness's own statements (reading the backends' CPU) are not the server's. */
+let counting = true;
+const sentTexts = new Map<string, number>();
+if (dialect === 'postgres') {
+  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    if (counting) sent++;
+    if (counting && opts.queries) {
+      const q = args[0] as string | { text: string; name?: string };
+      const text = typeof q === 'string' ? q : `${q.name ? `[${q.name}] ` : ''}${q.text}`;
+      sentTexts.set(text, (sentTexts.get(text) ?? 0) + 1);
     }
-  }
-  return used * 10_000;
+    return query.apply(this, args);
+  } as typeof pg.Client.prototype.query;
 }
+const APPLICATION = `inject_${process.pid}`;
+
+/** User + system CPU (µs) of this run's PostgreSQL backends, read from /proc (same machine only). */
+async function backendCpu(url: string): Promise<number | undefined> {
+  const c = new pg.Client({ connectionString: url });
+  counting = false;
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ pid: number }>(
+      'select pid from pg_stat_activity where application_name = $1',
+      [APPLICATION],
+    );
+    let ticks = 0;
+    for (const { pid } of rows) {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return (ticks * 1_000_000) / 100;
+  } catch {
+    return undefined;
+  } finally {
+    await c.end();
+    counting = true;
+  }
+}
+const perRoundOption = Number(opts.requests);
+const rounds = Number(opts.rounds);
+const warmupOption = Number(opts.warmup);
+const concurrencyOption = Number(opts.concurrency);
+const HOST = '127.0.0.1:18080';
 
 const callgrind = (what: 'on' | 'off') => {
   if (opts.callgrind) spawnSync('callgrind_control', ['-i', what, String(process.pid)], { stdio: 'ignore' });
 };
 
 async function run(scenario: Scenario): Promise<void> {
-  if (scenario.sequential) return;
+  // One-shot writes (a checkout empties its cart) go one at a time, each request a new one, as
+  // `npm run bench` sends them; the background work a round leaves is settled outside the measure.
+  const perRound = scenario.sequential ? scenario.sequential.requests : perRoundOption;
+  const warmup = scenario.sequential ? 3 : warmupOption;
+  const concurrency = scenario.sequential ? 1 : concurrencyOption;
   const dir = mkdtempSync(join(tmpdir(), 'cardbazaar-inject-'));
   let drop: (() => Promise<void>) | undefined;
   try {
     let databaseUrl = join(dir, 'bench.sqlite');
     const prepared = scenario.database ? await scenario.database() : undefined;
-    let appName: string | undefined;
     if (dialect === 'postgres') {
       const schema = await postgresSchema(postgresUrl!);
-      databaseUrl = schema.url;
+      databaseUrl = `${schema.url}&application_name=${APPLICATION}`;
       drop = schema.drop;
-      appName = new URL(schema.url).searchParams.get('application_name')!;
     } else if (prepared) {
       copyFileSync(prepared, databaseUrl);
     }
@@ -124,12 +144,10 @@ async function run(scenario: Scenario): Promise<void> {
     if (dialect === 'postgres' && prepared) await copySqliteIntoPostgres(prepared, databaseUrl);
     const state = await scenario.prepare(services);
     if (dialect === 'postgres') await settlePostgres(databaseUrl);
-    const backend = async () => (appName ? backendCpu(services, appName) : 0);
-    /** Delivers the outbox the requests filled, as a server does in the background. */
-    const drain = async () => {
-      while ((await services.events.deliverPending()) > 0);
-    };
-    if (scenario.request(state, -1).page) return;
+    if (scenario.request(state, -1).page) {
+      await services.close();
+      return;
+    }
     const app = await buildApp(services);
     await app.ready();
     let i = 0;
@@ -165,12 +183,19 @@ async function run(scenario: Scenario): Promise<void> {
       await Promise.all(Array.from({ length: concurrency }, worker));
       return bytes;
     };
+    /** Delivers the outbox the requests filled, as a server does in the background on the same core. */
+    const drain = async () => {
+      while ((await services.events.deliverPending()) > 0);
+    };
     const bytes = await send(signed(warmup));
     await drain();
-    const perRequest: number[] = [];
-    const db: number[] = [];
     const background: number[] = [];
-    const dbBackground: number[] = [];
+    const backendBackground: number[] = [];
+    const perRequest: number[] = [];
+    const wall: number[] = [];
+    const backend: number[] = [];
+    const trips: number[] = [];
+    sentTexts.clear();
     const session = opts.profile ? new Session() : undefined;
     if (session) {
       session.connect();
@@ -179,21 +204,30 @@ async function run(scenario: Scenario): Promise<void> {
     }
     for (let r = 0; r < rounds; r++) {
       const batch = signed(perRound);
-      await backend();
+      const backendBefore = dialect === 'postgres' ? await backendCpu(databaseUrl) : undefined;
+      const sentBefore = sent;
+      const started = performance.now();
       const before = process.cpuUsage();
-      if (!opts['callgrind-background']) callgrind('on');
+      callgrind('on');
       await send(batch);
       callgrind('off');
       const used = process.cpuUsage(before);
+      wall.push(((performance.now() - started) * 1000) / perRound);
       perRequest.push((used.user + used.system) / perRound);
-      db.push((await backend()) / perRound);
+      trips.push((sent - sentBefore) / perRound);
+      const backendAfter = dialect === 'postgres' ? await backendCpu(databaseUrl) : undefined;
+      if (scenario.afterRound) await scenario.afterRound(state);
+      if (backendBefore !== undefined && backendAfter !== undefined) {
+        backend.push((backendAfter - backendBefore) / perRound);
+      }
       const bgBefore = process.cpuUsage();
-      if (opts['callgrind-background']) callgrind('on');
       await drain();
-      callgrind('off');
       const bgUsed = process.cpuUsage(bgBefore);
       background.push((bgUsed.user + bgUsed.system) / perRound);
-      dbBackground.push((await backend()) / perRound);
+      const backendDrained = dialect === 'postgres' ? await backendCpu(databaseUrl) : undefined;
+      if (backendAfter !== undefined && backendDrained !== undefined) {
+        backendBackground.push((backendDrained - backendAfter) / perRound);
+      }
     }
     if (session) {
       const { profile } = await session.post('Profiler.stop');
@@ -202,24 +236,39 @@ async function run(scenario: Scenario): Promise<void> {
       writeFileSync(file, JSON.stringify(profile));
       session.disconnect();
     }
-    const summary = (xs: number[]) => {
+    const summary = (xs: number[], digits = 1) => {
       xs.sort((a, b) => a - b);
-      return `${xs[Math.floor(rounds / 2)]!.toFixed(1)} (${xs[0]!.toFixed(1)}–${xs.at(-1)!.toFixed(1)})`;
+      const f = (x: number) => x.toFixed(digits);
+      return `${f(xs[Math.floor(xs.length / 2)]!)} (${f(xs[0]!)}–${f(xs.at(-1)!)})`;
     };
     console.log(
       `${scenario.name}: ${summary(perRequest)} µs CPU per request ` +
-        `(over ${rounds} rounds of ${perRound}), ${bytes} bytes, ${dialect}; background ${summary(background)} µs` +
-        (appName ? `; PostgreSQL backends ${summary(db)} µs, background ${summary(dbBackground)} µs` : ''),
+        `over ${rounds} rounds of ${perRound}, ${bytes} bytes; wall ${summary(wall)} µs per request, ${dialect}` +
+        (dialect === 'postgres'
+          ? `; ${summary(trips, 2)} statements sent per request` +
+            (backend.length > 0 ? `, PostgreSQL backends ${summary(backend)} µs CPU per request` : '')
+          : '') +
+        `; background (the outbox the round filled) ${summary(background)} µs` +
+        (backendBackground.length > 0 ? `, its PostgreSQL backends ${summary(backendBackground)} µs` : ''),
     );
+    if (opts.queries) {
+      const total = rounds * perRound;
+      // Batched writes (nonces, the request log) vary in length: their many texts are left out.
+      for (const [text, n] of [...sentTexts]
+        .sort((a, b) => b[1] - a[1])
+        .filter(([, n]) => n / total >= 0.001)) {
+        console.log(`  ${(n / total).toFixed(3)} × ${text.replace(/\s+/g, ' ').slice(0, 200)}`);
+      }
+    }
     await app.close();
     await services.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
-    await drop?.().catch(() => {});
+    if (drop) await drop();
   }
 }
 
 for (const scenario of scenarios) {
-  if (opts.only && !scenario.name.includes(opts.only)) continue;
+  if (opts.only && !(opts.exact ? scenario.name === opts.only : scenario.name.includes(opts.only))) continue;
   await run(scenario as Scenario);
 }
