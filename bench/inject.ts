@@ -16,6 +16,10 @@
  * --dialect sqlite|postgres (sqlite; postgres runs on a fresh schema of TEST_POSTGRES_URL, filled as
  * `npm run bench` fills it, and adds the CPU of the pool's PostgreSQL backends and the statements
  * sent per request), --queries (prints each statement's text and count per request, PostgreSQL only).
+ *
+ * After each round the outbox its requests filled (the events a write raises, which a server
+ * delivers in the background, on the same core) is delivered and its CPU printed apart, per request
+ * of the round, as "background" (with its PostgreSQL backends' CPU on PostgreSQL).
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -189,7 +193,14 @@ async function run(scenario: Scenario): Promise<void> {
       await Promise.all(Array.from({ length: concurrency }, worker));
       return bytes;
     };
+    /** Delivers the outbox the requests filled, as a server does in the background on the same core. */
+    const drain = async () => {
+      while ((await services.events.deliverPending()) > 0);
+    };
     const bytes = await send(signed(warmup));
+    await drain();
+    const background: number[] = [];
+    const backendBackground: number[] = [];
     const perRequest: number[] = [];
     const system: number[] = [];
     const wall: number[] = [];
@@ -221,6 +232,14 @@ async function run(scenario: Scenario): Promise<void> {
       if (backendBefore !== undefined && backendAfter !== undefined) {
         backend.push(backendDelta(backendBefore, backendAfter) / perRound);
       }
+      const bgBefore = process.cpuUsage();
+      await drain();
+      const bgUsed = process.cpuUsage(bgBefore);
+      background.push((bgUsed.user + bgUsed.system) / perRound);
+      const backendDrained = dialect === 'postgres' ? await backendCpu(databaseUrl) : undefined;
+      if (backendAfter !== undefined && backendDrained !== undefined) {
+        backendBackground.push((backendDrained - backendAfter) / perRound);
+      }
     }
     if (session) {
       const { profile } = await session.post('Profiler.stop');
@@ -240,7 +259,9 @@ async function run(scenario: Scenario): Promise<void> {
         (dialect === 'postgres'
           ? `; ${summary(trips, 2)} statements sent per request` +
             (backend.length > 0 ? `, PostgreSQL backends ${summary(backend)} µs CPU per request` : '')
-          : ''),
+          : '') +
+        `; background (the outbox the round filled) ${summary(background)} µs` +
+        (backendBackground.length > 0 ? `, its PostgreSQL backends ${summary(backendBackground)} µs` : ''),
     );
     if (opts.queries) {
       const total = rounds * perRound;

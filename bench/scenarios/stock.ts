@@ -116,7 +116,12 @@ async function prepareSeller(services: Services): Promise<StockBenchState> {
 const cents = (n: number) => `${Math.floor(n / 100)}.${String(n % 100).padStart(2, '0')}`;
 const positive = (i: number) => i + 1_000_000;
 
-/** PUT /stock: new prices for 100 whole articles; request i takes block i mod 1000 of the stock. */
+/**
+ * PUT /stock: new prices for 100 whole articles; request i takes block i mod 1000 of the stock. Each
+ * pass over the stock raises every price 5 cents and keeps the five articles of a product at five
+ * different prices, so every request changes 100 rows in place: none becomes equal to another of
+ * the seller's articles (which would merge it, and leave later passes naming articles gone).
+ */
 export const stockPutScenario: Scenario<StockBenchState> = {
   name: `PUT /stock 100 articles (seller with ${shortCount(ARTICLES)})`,
   description: `signed PUT /ws/v2.0/stock, 100 price changes in one transaction, seller with ${ARTICLES.toLocaleString('en')} articles`,
@@ -124,11 +129,12 @@ export const stockPutScenario: Scenario<StockBenchState> = {
   prepare: prepareSeller,
   request(state, i) {
     const block = positive(i) % (ARTICLES / BATCH);
-    // Each pass over the stock raises the price a cent, so every request really changes 100 rows.
-    const price = cents(200 + (Math.floor(positive(i) / (ARTICLES / BATCH)) % 10_000));
+    const pass = Math.floor(positive(i) / (ARTICLES / BATCH)) % 10_000;
     let body = '<?xml version="1.0" encoding="UTF-8"?><request>';
     for (let k = 0; k < BATCH; k++) {
-      const idArticle = state.articleIds[block * BATCH + k]!;
+      const index = block * BATCH + k;
+      const idArticle = state.articleIds[index]!;
+      const price = cents(200 + 5 * pass + Math.floor(index / PRODUCTS));
       body += `<article><idArticle>${idArticle}</idArticle><amount>1</amount><price>${price}</price></article>`;
     }
     body += '</request>';

@@ -345,16 +345,15 @@ export async function updateArticles(
   return stockWrite(ctx, idUser, items, async (tx, now) => {
     const named = await lockedStockRows(tx, idUser, namedIds(items));
     const products = await productRules(tx, [...new Set(named.map((r) => r.idProduct))]);
-    // Every price an article named here can reach is its own or one sent for it: the equal
-    // articles it may merge into are among the seller's articles of that product at those prices.
+    // An item compares the article with the price it sends (or its own, when it sends none) to
+    // the seller's articles: the equal ones it may merge into are among the seller's articles of
+    // that product at that price. (An article's price changed by an earlier item is the price
+    // that item sent; a named article or one the request creates is in the set anyway.)
     const byId = new Map(named.map((r) => [r.idArticle, r]));
     const candidates = items.flatMap((i): Array<[number, number]> => {
       const row = 'input' in i ? byId.get(i.input.idArticle) : undefined;
       if (!row || !('input' in i)) return [];
-      return [
-        [row.idProduct, row.price],
-        ...(i.input.price === undefined ? [] : [[row.idProduct, i.input.price] as [number, number]]),
-      ];
+      return [[row.idProduct, i.input.price ?? row.price]];
     });
     const set = loadWorkingSet(named, await stockRowsWithPrices(tx, idUser, candidates));
     const listed: number[] = [];

@@ -1,6 +1,6 @@
 import { formatCents } from '../format.js';
 import { mapArticle } from '../mappers/article.js';
-import { type ArticleView, loadArticleViews } from '../store/articles.js';
+import { type ArticleView, availableArticleProducts, loadArticleViews } from '../store/articles.js';
 import type { Tx } from '../store/db.js';
 import type { User } from '../store/schema.js';
 import { usersByIds } from '../store/users.js';
@@ -31,21 +31,22 @@ export async function alertWantsOfListedArticles(
     }
     return idArticle;
   });
-  // A bulk stock write lists up to a hundred articles at once: their articles, sellers, products
-  // and the wants on them are read in four statements, then each article is alerted in turn.
-  const articles = new Map((await loadArticleViews(tx, [...new Set(ids)])).map((a) => [a.idArticle, a]));
+  // A bulk stock write lists up to a hundred articles at once: the products of those still
+  // available and the wants on them are read first, in three statements; only when some want is
+  // there are the articles and their sellers read in full (two more), then each article is alerted
+  // in turn. Most listings match no want: they cost the three small reads.
+  const unique = [...new Set(ids)];
+  const products = await targetProducts(tx, await availableArticleProducts(tx, unique));
+  const metas = [...products.values()].flatMap((p) => (p.idMetaproduct === null ? [] : [p.idMetaproduct]));
+  const wants = await alertWantsOfAny(tx, [...products.keys()], metas);
+  if (wants.length === 0) return;
+  const articles = new Map((await loadArticleViews(tx, unique)).map((a) => [a.idArticle, a]));
   const listed = [...articles.values()].filter((a) => a.count > 0);
   if (listed.length === 0) return;
   const sellers = await usersByIds(
     tx,
     listed.map((a) => a.idUser),
   );
-  const products = await targetProducts(
-    tx,
-    listed.map((a) => a.idProduct),
-  );
-  const metas = [...products.values()].flatMap((p) => (p.idMetaproduct === null ? [] : [p.idMetaproduct]));
-  const wants = await alertWantsOfAny(tx, [...products.keys()], metas);
   for (const idArticle of ids) {
     const article = articles.get(idArticle);
     if (!article || article.count <= 0) continue;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../errors.js';
 import { money } from '../mappers/values.js';
-import { parseRequestXml, repeatedEntity, toXml } from './xml.js';
+import { parseAnyRequest, parsePlainRequest, parseRequestXml, repeatedEntity, toXml } from './xml.js';
 
 describe('XML writer', () => {
   it('writes repeated elements for arrays, empty elements for null and empty strings, and skips undefined', () => {
@@ -137,5 +137,106 @@ describe('XML request parser', () => {
     bad(`<request>${'<a>'.repeat(50)}${'</a>'.repeat(50)}</request>`);
     bad('<request><constructor>1</constructor></request>');
     bad('not xml at all');
+  });
+});
+
+describe('XML request parser, plain way', () => {
+  const outcome = (f: () => unknown) => {
+    try {
+      return { value: f() };
+    } catch (err) {
+      return { error: (err as Error).message };
+    }
+  };
+
+  it('reads the bodies tools send exactly as the full parser does, and leaves every other body to it', () => {
+    // Random documents from pieces real bodies have and pieces they must not be read past.
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const names = [
+      'request',
+      'article',
+      'idArticle',
+      'price',
+      'comments',
+      'a',
+      'b_c',
+      'x.y',
+      'constructor',
+      'toString',
+      '__proto__',
+    ];
+    const texts = [
+      '1',
+      ' 2.50 ',
+      '',
+      '  ',
+      'a b',
+      'x &amp; y',
+      '&lt;',
+      'caf\u00e9',
+      '\u00a0nbsp\u00a0',
+      'l1\r\nl2',
+      'l1\nl2',
+      '>',
+      '<!-- c -->',
+      '<![CDATA[z]]>',
+      '&#65;',
+      '&nbsp;',
+    ];
+    let hostile = true;
+    const element = (depth: number): string => {
+      const name = names[1 + random(hostile ? names.length - 1 : 6)]!;
+      const r = hostile ? random(10) : [0, 2, 6][random(3)]!;
+      if (r === 0) return `<${name}/>`;
+      if (r === 1) return `<${name} />`;
+      if (r === 2 && depth < 4) {
+        const kids = Array.from({ length: random(4) }, () => element(depth + 1)).join(
+          random(2) ? '\n  ' : '',
+        );
+        return `<${name}>${kids}</${name}>`;
+      }
+      if (r === 3) return `<${name}>${texts[random(texts.length)]}<b>1</b></${name}>`;
+      if (r === 4) return `<${name} x="1">1</${name}>`;
+      if (r === 5) return `<${name}>1</${names[random(names.length)]}>`;
+      return `<${name}>${texts[random(hostile ? texts.length : 5)]}</${name}>`;
+    };
+    const heads = [
+      '',
+      '<?xml version="1.0" encoding="UTF-8"?>',
+      '<?xml version="1.0"?>\n',
+      "<?xml version='1.0'?>",
+      '<?xml version="2.0"?>',
+      ' ',
+      '<?pi x?>',
+      '<!-- c -->',
+    ];
+    const tails = ['', '\n', ' x', '<request/>', '<?pi?>'];
+    let plain = 0;
+    for (let k = 0; k < 4000; k++) {
+      hostile = k < 3000;
+      const root = hostile && random(8) === 0 ? names[random(names.length)]! : 'request';
+      const kids = Array.from({ length: random(5) }, () => element(1)).join(random(2) ? '\r\n' : '');
+      const body = `${heads[random(hostile ? heads.length : 3)]}${random(6) === 0 ? `<${root}/>` : `<${root}>${kids}</${root}>`}${random(4) === 0 ? tails[random(hostile ? tails.length : 2)] : ''}`;
+      const full = outcome(() => parseAnyRequest(body));
+      const fast = parsePlainRequest(body);
+      if (!hostile) assert.ok(fast, body);
+      if (fast) {
+        plain++;
+        assert.deepEqual({ value: fast }, full, body);
+      }
+      assert.deepEqual(
+        outcome(() => parseRequestXml(body)),
+        full,
+        body,
+      );
+    }
+    assert.ok(plain > 1000, `the plain way read ${plain} of 4000`);
+    const deep = `<request>${'<a>'.repeat(31)}1${'</a>'.repeat(31)}</request>`;
+    assert.deepEqual(parsePlainRequest(deep), parseAnyRequest(deep));
+    assert.equal(parsePlainRequest(`<request>${'<a>'.repeat(32)}1${'</a>'.repeat(32)}</request>`), undefined);
   });
 });

@@ -162,6 +162,24 @@ const viewsByIds = preparedBySize(
   (idArticles) => idArticles,
 );
 
+/** The products of those of these articles that have copies available (ids absent or sold out: none). */
+export async function availableArticleProducts(db: Executor, idArticles: number[]): Promise<number[]> {
+  if (idArticles.length === 0) return [];
+  return [...new Set((await productsOfAvailable(db, idArticles)).rows.map((r) => r.idProduct))];
+}
+
+const productsOfAvailable = preparedBySize(
+  (db: Executor, idArticles: number[]) =>
+    db
+      .selectFrom('articles')
+      .select('idProduct')
+      .where('idArticle', 'in', idArticles)
+      .where('count', '>', 0)
+      .compile(),
+  (idArticles) => idArticles.length,
+  (idArticles) => [...idArticles, 0],
+);
+
 export async function insertArticle(db: Executor, article: NewArticle): Promise<Article> {
   return db.insertInto('articles').values(article).returningAll().executeTakeFirstOrThrow();
 }

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type { Executor } from './db.js';
+import { preparedBySize } from './prepared.js';
 
 /**
  * The outbox. A change that makes the marketplace act on its own (an order changing state, a wants
@@ -30,20 +32,20 @@ export async function appendEvents(
   createdAt: number,
 ): Promise<void> {
   if (events.length === 0) return;
-  await db
-    .insertInto('events')
-    .values(
-      events.map((e) => ({
-        type: e.type,
-        payload: JSON.stringify(e.payload),
-        createdAt,
-        deliveredAt: null,
-        attempts: 0,
-        lastError: null,
-      })),
-    )
-    .execute();
+  await insertEvents(db, events, createdAt);
 }
+
+// Prepared by size: through the query builder, the hundred rows of a stock write were built and
+// compiled anew for every request.
+const insertEvents = preparedBySize(
+  (db: Executor, events: Array<{ type: string; payload: unknown }>, createdAt: number) =>
+    sql`insert into "events" ("type", "payload", "createdAt", "deliveredAt", "attempts", "lastError")
+      values ${sql.join(events.map((e) => sql`(${e.type}, ${JSON.stringify(e.payload)}, ${createdAt}, null, 0, null)`))}`.compile(
+      db,
+    ),
+  (events) => events.length,
+  (events, createdAt) => events.flatMap((e) => [e.type, JSON.stringify(e.payload), createdAt]),
+);
 
 export async function pendingEvents(db: Executor, limit: number) {
   return db

@@ -112,9 +112,10 @@ export async function stockArticlesByIds(
 
 /**
  * The seller's article rows of these (product, price) pairs: the only ones an article with that
- * product and price can be equal to (and merge into). A row-value IN over a VALUES list lets both
- * databases probe the (idUser, idProduct, price) index once per pair, instead of reading every
- * article of every product named (a large seller has many per product).
+ * product and price can be equal to (and merge into). The VALUES list drives the loop and probes
+ * the (idUser, idProduct, price) index once per pair on both databases. A row-value `IN (VALUES …)`
+ * or a plain join let SQLite walk every index entry of the seller (100,000 for a large one) and
+ * test each: `cross join` is how SQLite is told the order (PostgreSQL plans it as any join).
  */
 export async function stockRowsWithPrices(
   db: Executor,
@@ -131,11 +132,13 @@ const rowsWithPrices = preparedBySize(
     const values = sql.join(
       pairs.map(([p, price]) => sql`(cast(${p} as integer), cast(${price} as bigint))`),
     );
-    return sql<Article>`select * from "articles"
-      where "idUser" = ${idUser} and ("idProduct", "price") in (values ${values})`.compile(db);
+    return sql<Article>`select "a".* from (values ${values}) as "v" cross join "articles" as "a"
+      where "a"."idUser" = ${idUser} and "a"."idProduct" = "v"."column1" and "a"."price" = "v"."column2"`.compile(
+      db,
+    );
   },
   (_idUser, pairs) => pairs.length,
-  (idUser, pairs) => [idUser, ...pairs.flat()],
+  (idUser, pairs) => [...pairs.flat(), idUser],
 );
 
 /** Product facts a stock write checks an article against; absent ids do not exist. */
