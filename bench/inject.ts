@@ -238,7 +238,7 @@ async function run(scenario: Scenario): Promise<void> {
       background.push((bgUsed.user + bgUsed.system) / perRound);
       const backendDrained = dialect === 'postgres' ? await backendCpu(databaseUrl) : undefined;
       if (backendAfter !== undefined && backendDrained !== undefined) {
-        backendBackground.push((backendDrained - backendAfter) / perRound);
+        backendBackground.push(backendDelta(backendAfter, backendDrained) / perRound);
       }
     }
     if (session) {
