@@ -37,6 +37,20 @@ export function presentList<T>(items: T[]): T[] {
   return items;
 }
 
+/**
+ * A subtree that one answer carries several times: the seller of many offers on a page, the
+ * product they are offers of. XML writes its children once and repeats the text; JSON writes the
+ * tree it holds (`toJSON`), as if it stood there itself. Both formats are byte for byte what the
+ * plain tree gives. Never shared between answers: the text is kept on the object.
+ */
+export class SharedTree {
+  xml: string | undefined = undefined;
+  constructor(readonly tree: Tree) {}
+  toJSON(): Tree {
+    return this.tree;
+  }
+}
+
 /** An element's opening, closing and empty tags. */
 type Tags = readonly [open: string, close: string, empty: string];
 
@@ -75,6 +89,7 @@ function writeValue(name: string, value: unknown): string {
     for (const item of value) out += writeValue(name, item);
     return out;
   }
+  if (value instanceof SharedTree) return tags[0] + (value.xml ??= writeChildren(value.tree)) + tags[1];
   const v = value as { toJSON?: () => unknown; toXml?: () => string };
   if (typeof v.toJSON === 'function') {
     const text = typeof v.toXml === 'function' ? v.toXml() : String(v.toJSON());

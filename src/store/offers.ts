@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { type ArticleView, articleViewOf, articleViews } from './articles.js';
+import { type ArticleView, productFactsByLanguage } from './articles.js';
 import type { Executor } from './db.js';
 import { prepared } from './prepared.js';
 
@@ -153,9 +153,13 @@ const productOfferCount = prepared(
   [0, 0],
 );
 
+// The page's article rows alone: the product's facts are the same in all of them but for the name
+// in the article's language, and are read once (`productFactsByLanguage`).
 const productOfferPage = prepared(
   (db, idProduct: number, limit: number, offset: number) =>
-    articleViews(db)
+    db
+      .selectFrom('articles as a')
+      .selectAll('a')
       .where('a.idArticle', 'in', (eb) =>
         offers(eb as unknown as Executor)
           .select('a.idArticle')
@@ -175,7 +179,10 @@ export async function countProductOffers(db: Executor, idProduct: number, cap: n
   return Number((await productOfferCount(db, idProduct, cap))[0]?.n ?? 0);
 }
 
-/** One window of a product's offers, cheapest first (ties by id), with their product facts. */
+/**
+ * One window of a product's offers, cheapest first (ties by id), with their product facts: the
+ * rows themselves become the views, and the views of one language share one ProductFacts.
+ */
 export async function productOfferViews(
   db: Executor,
   idProduct: number,
@@ -183,5 +190,12 @@ export async function productOfferViews(
   limit: number,
 ): Promise<ArticleView[]> {
   if (limit <= 0) return [];
-  return (await productOfferPage(db, idProduct, limit, offset)).map((r) => articleViewOf(r));
+  const [rows, factsIn] = await Promise.all([
+    productOfferPage(db, idProduct, limit, offset),
+    productFactsByLanguage(db, idProduct),
+  ]);
+  if (!factsIn) return [];
+  const views = rows as ArticleView[];
+  for (const view of views) view.product = factsIn(view.idLanguage);
+  return views;
 }

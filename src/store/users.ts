@@ -1,5 +1,5 @@
 import type { Executor } from './db.js';
-import { prepared } from './prepared.js';
+import { prepared, preparedBySize } from './prepared.js';
 import type { NewUser, User, UserUpdate } from './schema.js';
 
 export async function insertUser(db: Executor, user: NewUser): Promise<User> {
@@ -19,9 +19,16 @@ export async function findUserById(db: Executor, idUser: number): Promise<User |
 export async function usersByIds(db: Executor, idUsers: number[]): Promise<Map<number, User>> {
   const ids = [...new Set(idUsers)];
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('users').selectAll().where('idUser', 'in', ids).execute();
+  const rows = (await usersIn(db, ids)).rows;
   return new Map(rows.map((u) => [u.idUser, u]));
 }
+
+// Every page of offers, orders or carts reads its parties here: compiled once per number of ids.
+const usersIn = preparedBySize(
+  (db: Executor, ids: number[]) => db.selectFrom('users').selectAll().where('idUser', 'in', ids).compile(),
+  (ids) => ids.length,
+  (ids) => ids,
+);
 
 export async function findUserByUsername(db: Executor, username: string): Promise<User | undefined> {
   return db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
