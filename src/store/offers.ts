@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { type ArticleView, productFactsByLanguage } from './articles.js';
 import type { Executor } from './db.js';
-import { prepared } from './prepared.js';
+import { prepared, preparedBySize } from './prepared.js';
 
 /**
  * The marketplace's offers: articles with copies available whose seller is not on vacation. Every
@@ -30,22 +30,32 @@ export interface OfferCounts {
 export async function offerCounts(db: Executor, idProducts: number[]): Promise<Map<number, OfferCounts>> {
   const out = new Map<number, OfferCounts>();
   if (idProducts.length === 0) return out;
-  const rows = await offers(db)
-    .where('a.idProduct', 'in', idProducts)
-    .groupBy('a.idProduct')
-    .select((eb) => [
-      'a.idProduct',
-      eb.fn.sum<number>('a.count').as('countArticles'),
-      eb.fn
-        .sum<number>(eb.case().when('a.isFoil', '=', 1).then(eb.ref('a.count')).else(0).end())
-        .as('countFoils'),
-    ])
-    .execute();
+  const { rows } = await offerCountRows(db, idProducts);
   for (const r of rows) {
     out.set(r.idProduct, { countArticles: Number(r.countArticles), countFoils: Number(r.countFoils) });
   }
   return out;
 }
+
+// Every page of found products counts its offers: compiled once per number of products.
+const offerCountRows = preparedBySize(
+  (db: Executor, idProducts: number[]) =>
+    offers(db)
+      .where('a.idProduct', 'in', idProducts)
+      .groupBy('a.idProduct')
+      .select((eb) => [
+        'a.idProduct',
+        eb.fn.sum<number>('a.count').as('countArticles'),
+        eb.fn
+          .sum<number>(
+            eb.case().when('a.isFoil', '=', sql.lit(1)).then(eb.ref('a.count')).else(sql.lit(0)).end(),
+          )
+          .as('countFoils'),
+      ])
+      .compile(),
+  (idProducts) => idProducts.length,
+  (idProducts) => idProducts,
+);
 
 /** Conditions of an offer query; absent means no restriction. */
 export interface OfferWhere {
