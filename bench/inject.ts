@@ -233,7 +233,9 @@ async function run(scenario: Scenario): Promise<void> {
     if (opts.queries) {
       const total = rounds * perRound;
       // Batched writes (nonces, the request log) vary in length: their many texts are left out.
-      for (const [text, n] of [...sentTexts].sort((a, b) => b[1] - a[1]).filter(([, n]) => n / total >= 0.001)) {
+      for (const [text, n] of [...sentTexts]
+        .sort((a, b) => b[1] - a[1])
+        .filter(([, n]) => n / total >= 0.001)) {
         console.log(`  ${(n / total).toFixed(3)} × ${text.replace(/\s+/g, ' ').slice(0, 200)}`);
       }
     }
