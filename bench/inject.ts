@@ -70,8 +70,12 @@ if (dialect === 'postgres') {
 }
 const APPLICATION = `inject_${process.pid}`;
 
-/** User + system CPU (µs) of this run's PostgreSQL backends, read from /proc (same machine only). */
-async function backendCpu(url: string): Promise<number | undefined> {
+/**
+ * User + system CPU (µs) of each of this run's PostgreSQL backends, by pid, read from /proc (same
+ * machine only). A round's figure sums the backends alive at both ends: one the pool closed while
+ * idle (sequential scenarios) would otherwise take its whole life's CPU out of the round.
+ */
+async function backendCpu(url: string): Promise<Map<number, number> | undefined> {
   const c = new pg.Client({ connectionString: url });
   counting = false;
   await c.connect();
@@ -80,19 +84,25 @@ async function backendCpu(url: string): Promise<number | undefined> {
       'select pid from pg_stat_activity where application_name = $1',
       [APPLICATION],
     );
-    let ticks = 0;
+    const cpu = new Map<number, number>();
     for (const { pid } of rows) {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
+      cpu.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100);
     }
-    return (ticks * 1_000_000) / 100;
+    return cpu;
   } catch {
     return undefined;
   } finally {
     await c.end();
     counting = true;
   }
+}
+
+function backendDelta(before: Map<number, number>, after: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, cpu] of after) sum += cpu - (before.get(pid) ?? 0);
+  return sum;
 }
 const perRoundOption = Number(opts.requests);
 const rounds = Number(opts.rounds);
@@ -181,6 +191,7 @@ async function run(scenario: Scenario): Promise<void> {
     };
     const bytes = await send(signed(warmup));
     const perRequest: number[] = [];
+    const system: number[] = [];
     const wall: number[] = [];
     const backend: number[] = [];
     const trips: number[] = [];
@@ -203,11 +214,12 @@ async function run(scenario: Scenario): Promise<void> {
       const used = process.cpuUsage(before);
       wall.push(((performance.now() - started) * 1000) / perRound);
       perRequest.push((used.user + used.system) / perRound);
+      system.push(used.system / perRound);
       trips.push((sent - sentBefore) / perRound);
       const backendAfter = dialect === 'postgres' ? await backendCpu(databaseUrl) : undefined;
       if (scenario.afterRound) await scenario.afterRound(state);
       if (backendBefore !== undefined && backendAfter !== undefined) {
-        backend.push((backendAfter - backendBefore) / perRound);
+        backend.push(backendDelta(backendBefore, backendAfter) / perRound);
       }
     }
     if (session) {
@@ -223,7 +235,7 @@ async function run(scenario: Scenario): Promise<void> {
       return `${f(xs[Math.floor(xs.length / 2)]!)} (${f(xs[0]!)}–${f(xs.at(-1)!)})`;
     };
     console.log(
-      `${scenario.name}: ${summary(perRequest)} µs CPU per request ` +
+      `${scenario.name}: ${summary(perRequest)} µs CPU per request (system ${summary(system)}) ` +
         `over ${rounds} rounds of ${perRound}, ${bytes} bytes; wall ${summary(wall)} µs per request, ${dialect}` +
         (dialect === 'postgres'
           ? `; ${summary(trips, 2)} statements sent per request` +
