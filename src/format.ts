@@ -51,7 +51,25 @@ export function berlinOffsetMinutes(ms: number): number {
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
+/**
+ * Timestamps written, by epoch ms: a pure function of its argument, and the same messages, orders
+ * and accounts are written again on every read of them (a thread of 40 messages writes 40).
+ * Bounded: cleared when full.
+ */
+const TIMESTAMPS = new Map<number, string>();
+const MAX_TIMESTAMPS = 10_000;
+
 export function formatTimestamp(ms: number): string {
+  let text = TIMESTAMPS.get(ms);
+  if (text === undefined) {
+    text = formatTimestampNow(ms);
+    if (TIMESTAMPS.size >= MAX_TIMESTAMPS) TIMESTAMPS.clear();
+    TIMESTAMPS.set(ms, text);
+  }
+  return text;
+}
+
+function formatTimestampNow(ms: number): string {
   const offset = berlinOffsetMinutes(ms);
   const d = new Date(ms + offset * 60_000);
   const sign = offset < 0 ? '-' : '+';

@@ -1,7 +1,8 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
-import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { forbidden, unauthorized } from '../errors.js';
 import { publicOrigin, rawPathAndQuery } from '../http/origin.js';
+import type { RouteGuard } from '../http/routing.js';
 import type { Services } from '../services.js';
 import { credentialState, findAccessToken, findAppByTokenHash } from '../store/apps.js';
 import type { AppKind } from '../store/schema.js';
@@ -309,7 +310,7 @@ export function authenticationHook(
   services: Services,
   kinds: readonly AppKind[],
   signedByApp = false,
-): onRequestAsyncHookHandler {
+): RouteGuard {
   const admitted = kinds.map((k) => KIND_NAMES[k]).join(', ');
   return async (request) => {
     const auth = await authenticate(request, services, signedByApp);

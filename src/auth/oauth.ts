@@ -153,10 +153,15 @@ export interface VerifyResult {
   canonicalBaseString: string;
 }
 
-function matches(provided: Buffer, base: string, key: string | KeyObject): boolean {
-  const expected = createHmac('sha1', key).update(base).digest();
-  // Length is public (always 20 bytes for SHA-1); only equal-length buffers are compared.
-  return provided.length === expected.length && timingSafeEqual(provided, expected);
+/**
+ * Whether `signature` is the base64 of the HMAC of `base`, compared in constant time. Comparing the
+ * base64 texts is the same test as comparing the decoded bytes of a canonical base64 signature (the
+ * only form accepted), and needs no decoding and re-encoding of the signature per request.
+ */
+function matches(signature: Buffer, base: string, key: string | KeyObject): boolean {
+  const expected = Buffer.from(createHmac('sha1', key).update(base).digest('base64'), 'latin1');
+  // Length is public (always 28 characters for SHA-1); only equal-length buffers are compared.
+  return signature.length === expected.length && timingSafeEqual(signature, expected);
 }
 
 /**
@@ -170,9 +175,11 @@ export function verifySignature(
   key: string | KeyObject,
 ): VerifyResult {
   const canonical = canonicalBaseString(input);
-  // Node's base64 decoder skips characters it does not know; insist on the canonical form instead.
-  const provided = Buffer.from(signature, 'base64');
-  if (provided.toString('base64') !== signature) return { ok: false, canonicalBaseString: canonical };
+  // The text as sent, compared with the canonical base64 of the expected HMAC: a signature in any
+  // other form (Node's base64 decoder would skip characters it does not know) never matches. A
+  // character beyond Latin-1 cannot be in base64: it is refused before it could alias one that is.
+  if (!/^[A-Za-z0-9+/=]*$/.test(signature)) return { ok: false, canonicalBaseString: canonical };
+  const provided = Buffer.from(signature, 'latin1');
   if (matches(provided, canonical, key)) return { ok: true, canonicalBaseString: canonical };
   for (const base of baseStringCandidates(input).slice(1)) {
     if (matches(provided, base, key)) return { ok: true, canonicalBaseString: canonical };
@@ -219,13 +226,40 @@ export function joinBaseString(method: string, baseUrl: string, params: string):
   return `${method.toUpperCase()}&${percentEncode(baseUrl)}&${percentEncode(params)}`;
 }
 
-/** The RFC 5849 base string alone: the hot path, and what the sandbox shows on failure. */
+/**
+ * The RFC 5849 base string alone: the hot path, and what the sandbox shows on failure. The same
+ * string as `joinBaseString(method, url, parameterString(normalizedParameters(input)))`, built
+ * without encoding the joined parameter string a second time: its pairs are already encoded, so
+ * encoding it again only turns `%` into `%25`, `=` into `%3D` and `&` into `%26`.
+ */
 export function canonicalBaseString(input: SignatureInput): string {
-  return joinBaseString(
-    input.method,
-    input.origin + input.path,
-    parameterString(normalizedParameters(input)),
-  );
+  const pairs = normalizedParameters(input);
+  let params = '';
+  for (let i = 0; i < pairs.length; i++) {
+    const [k, v] = pairs[i]!;
+    params += (i === 0 ? '' : '%26') + encodeEncoded(k) + '%3D' + encodeEncoded(v);
+  }
+  return `${input.method.toUpperCase()}&${encodedBaseUrl(input.origin + input.path)}&${params}`;
+}
+
+/** `percentEncode` of a string that is percent-encoded already (unreserved characters and `%XX`). */
+const encodeEncoded = (s: string) => (s.includes('%') ? s.replaceAll('%', '%25') : s);
+
+/**
+ * Base URLs encoded, kept by URL: a client calls the same few resources over and over. Bounded
+ * (cleared when full), since every id in a path makes another URL.
+ */
+const ENCODED_URLS = new Map<string, string>();
+const MAX_ENCODED_URLS = 1000;
+
+function encodedBaseUrl(url: string): string {
+  let encoded = ENCODED_URLS.get(url);
+  if (encoded === undefined) {
+    encoded = percentEncode(url);
+    if (ENCODED_URLS.size >= MAX_ENCODED_URLS) ENCODED_URLS.clear();
+    ENCODED_URLS.set(url, encoded);
+  }
+  return encoded;
 }
 
 /** RFC 5849 §3.6 percent-decoding, as the header parser applies it (a stray `%` kept as sent). */

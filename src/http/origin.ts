@@ -33,16 +33,27 @@ export function requestHost(req: FastifyRequest, config: Config): string {
   return (forwarded ?? req.headers.host ?? 'localhost').toLowerCase();
 }
 
+/** PUBLIC_BASE_URL parsed once (every signed request needs it; a URL parse per request was waste). */
+let configured: { url: string; origin: PublicOrigin } | undefined;
+
+function configuredOrigin(url: string): PublicOrigin {
+  if (configured?.url !== url) {
+    const u = new URL(url);
+    const scheme = u.protocol.replace(':', '');
+    const host = normalizeHost(scheme, u.host);
+    configured = {
+      url,
+      origin: { origin: `${scheme}://${host}`, basePath: u.pathname.replace(/\/+$/, ''), host },
+    };
+  }
+  return configured.origin;
+}
+
 export function publicOrigin(req: FastifyRequest, config: Config): PublicOrigin {
   const addressed = requestHost(req, config);
   const addressedBare = addressed.replace(/:\d+$/, '');
   const isOldHost = config.oldBaseUrls.some((h) => h === addressed || h === addressedBare);
-  if (config.publicBaseUrl && !isOldHost) {
-    const u = new URL(config.publicBaseUrl);
-    const scheme = u.protocol.replace(':', '');
-    const host = normalizeHost(scheme, u.host);
-    return { origin: `${scheme}://${host}`, basePath: u.pathname.replace(/\/+$/, ''), host };
-  }
+  if (config.publicBaseUrl && !isOldHost) return configuredOrigin(config.publicBaseUrl);
   const forwardedProto = config.trustProxy ? first(req.headers['x-forwarded-proto']) : undefined;
   const scheme = (
     forwardedProto ?? (config.publicBaseUrl?.startsWith('https') ? 'https' : req.protocol)

@@ -109,7 +109,10 @@ export interface RouteConfig {
  * limits). Route-level hooks cost nothing on the routes that do not need them, and they know their
  * route without reading `request.routeOptions`, which Fastify rebuilds on every access.
  */
-export type RouteHooks = (config: RouteConfig) => onRequestAsyncHookHandler[];
+export type RouteHooks = (config: RouteConfig) => RouteGuard[];
+
+/** A route-level check before the handler: throws (or rejects) to refuse the request. */
+export type RouteGuard = (request: FastifyRequest, reply: FastifyReply) => Promise<void> | undefined;
 
 /** Sets `Access-Control-Allow-Methods` for one resource (the CORS hook set the default). */
 function allowMethodsHook(allowed: string): onRequestHookHandler {
@@ -118,6 +121,30 @@ function allowMethodsHook(allowed: string): onRequestHookHandler {
     reply.header('Access-Control-Allow-Methods', allowed);
     done();
   };
+}
+
+/**
+ * A route's guards (authentication, faults, limits) run as one Fastify hook after the
+ * `Access-Control-Allow-Methods` header is set: one hook instead of three or four saves Fastify's
+ * hook iteration and a promise per hook on every request. The order and what stops the chain are
+ * Fastify's own: each guard in turn, none after an error or once the reply was sent (a hijacked
+ * connection). A guard may answer undefined instead of a promise when it has nothing to wait for.
+ */
+function guardHook(
+  allowed: string,
+  allowHook: onRequestHookHandler,
+  guards: RouteGuard[],
+): onRequestHookHandler | onRequestAsyncHookHandler {
+  if (guards.length === 0) return allowHook;
+  const guarded: onRequestAsyncHookHandler = async (request, reply) => {
+    reply.header('Access-Control-Allow-Methods', allowed);
+    for (const guard of guards) {
+      const pending = guard(request, reply);
+      if (pending !== undefined) await pending;
+      if (reply.sent) return;
+    }
+  };
+  return guarded;
 }
 
 /**
@@ -200,7 +227,7 @@ export class Router {
           method,
           url,
           config,
-          onRequest: [allowHook, ...routeHooks(config)],
+          onRequest: guardHook(allowed, allowHook, routeHooks(config)),
           handler: async (request, reply) => runHandler(def.handler, request, reply),
         });
       }

@@ -1,5 +1,4 @@
-import type { onRequestAsyncHookHandler } from 'fastify';
-import type { RouteConfig } from '../http/routing.js';
+import type { RouteConfig, RouteGuard } from '../http/routing.js';
 import type { Services } from '../services.js';
 import { BerlinDays } from './berlin-day.js';
 import { concurrentRequest, nextLockToken, releaseWhenDone } from './concurrency.js';
@@ -24,7 +23,7 @@ import {
  *
  * Returns the hooks for a route: none when LIMITS_ENABLED is false, so then they cost nothing.
  */
-export function limitHooks(services: Services): (route: RouteConfig) => onRequestAsyncHookHandler[] {
+export function limitHooks(services: Services): (route: RouteConfig) => RouteGuard[] {
   const { config } = services;
   if (!config.limitsEnabled) return () => [];
   const days = new BerlinDays();
@@ -44,7 +43,7 @@ export function limitHooks(services: Services): (route: RouteConfig) => onReques
     const marketplace = group !== undefined && MARKETPLACE_GROUPS.has(group);
     const restricted = group !== undefined && restrictedGroups.has(group);
 
-    const hook: onRequestAsyncHookHandler = async (request, reply) => {
+    const hook: RouteGuard = async (request, reply) => {
       const auth = request.auth!;
       const now = services.clock.now();
       const day = days.at(now);

@@ -1,5 +1,6 @@
 import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Executor } from './db.js';
+import { preparedBySize } from './prepared.js';
 import type { RequestLogTable } from './schema.js';
 
 export type RequestLogRow = Selectable<RequestLogTable>;
@@ -8,13 +9,39 @@ export type NewRequestLogRow = Insertable<RequestLogTable>;
 /** Rows per insert statement: 14 columns each stays far below both dialects' parameter limits. */
 const INSERT_CHUNK = 200;
 
+const COLUMNS = [
+  'idUser',
+  'idApp',
+  'time',
+  'method',
+  'path',
+  'query',
+  'status',
+  'durationMicros',
+  'internalErrorCode',
+  'origin',
+  'authorization',
+  'requestBody',
+  'responseBody',
+  'baseString',
+] as const satisfies ReadonlyArray<keyof NewRequestLogRow>;
+
+const rowValues = (r: NewRequestLogRow) => COLUMNS.map((c) => r[c] ?? null);
+
+/**
+ * Every request leaves a row, so the insert is built and compiled once per number of rows rather
+ * than per batch (Kysely's parsing of 200 rows of 14 values cost more than the statement).
+ */
+const insertRows = preparedBySize(
+  (db: Executor, rows: readonly NewRequestLogRow[]) =>
+    sql`insert into "requestLog" (${sql.join(COLUMNS.map((c) => sql.ref(c)))})
+      values ${sql.join(rows.map((r) => sql`(${sql.join(rowValues(r))})`))}`.compile(db),
+  (rows) => rows.length,
+  (rows) => rows.flatMap(rowValues),
+);
+
 export async function insertRequestLogRows(db: Executor, rows: readonly NewRequestLogRow[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    await db
-      .insertInto('requestLog')
-      .values(rows.slice(i, i + INSERT_CHUNK))
-      .execute();
-  }
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) await insertRows(db, rows.slice(i, i + INSERT_CHUNK));
 }
 
 /**
