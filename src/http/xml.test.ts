@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../errors.js';
 import { money } from '../mappers/values.js';
-import { parseAnyRequest, parsePlainRequest, parseRequestXml, repeatedEntity, toXml } from './xml.js';
+import { parseAnyRequest, parsePlainRequest, parseRequestXml, SharedTree, toXml } from './xml.js';
+
+const repeatedEntity = <T extends object>(tree: T): T =>
+  new SharedTree(tree as Record<string, unknown>) as unknown as T;
 
 describe('XML writer', () => {
   it('writes repeated elements for arrays, empty elements for null and empty strings, and skips undefined', () => {

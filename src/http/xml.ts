@@ -38,22 +38,6 @@ export function presentList<T>(items: T[]): T[] {
 }
 
 /**
- * Marks an entity that a response repeats (the same object at several places of the tree, such as
- * the seller of each of a page of 100 orders): the XML writer writes its content once per response
- * and repeats the text. Writing the seller's 35 elements a hundred times was 40% of the writer's
- * time on that page, most of it in joining the pieces into one string afterwards.
- */
-const REPEATED = Symbol('repeated');
-
-export function repeatedEntity<T extends object>(tree: T): T {
-  Object.defineProperty(tree, REPEATED, { value: true });
-  return tree;
-}
-
-/** The content written of each repeated entity, during one `toXml`. */
-let repeatedTexts: Map<object, string> | undefined;
-
-/**
  * A string built by concatenation is a tree of pieces, joined when it is first read whole; a text
  * used many times is joined once here (converting it to a number reads it whole), or every use
  * would walk its pieces again.
@@ -61,6 +45,21 @@ let repeatedTexts: Map<object, string> | undefined;
 function joined(text: string): string {
   void Number(text);
   return text;
+}
+
+/**
+ * A subtree that one answer carries several times: the seller of many offers on a page, the
+ * product they are offers of, the seller of each of a page of 100 orders (writing its 35 elements a
+ * hundred times was 40% of the writer's time there). XML writes its children once and repeats the text; JSON writes the
+ * tree it holds (`toJSON`), as if it stood there itself. Both formats are byte for byte what the
+ * plain tree gives. Never shared between answers: the text is kept on the object.
+ */
+export class SharedTree {
+  xml: string | undefined = undefined;
+  constructor(readonly tree: Tree) {}
+  toJSON(): Tree {
+    return this.tree;
+  }
 }
 
 /** An element's opening, closing and empty tags. */
@@ -101,18 +100,12 @@ function writeValue(name: string, value: unknown): string {
     for (const item of value) out += writeValue(name, item);
     return out;
   }
+  if (value instanceof SharedTree)
+    return tags[0] + (value.xml ??= joined(writeChildren(value.tree))) + tags[1];
   const v = value as { toJSON?: () => unknown; toXml?: () => string };
   if (typeof v.toJSON === 'function') {
     const text = typeof v.toXml === 'function' ? v.toXml() : String(v.toJSON());
     return tags[0] + escapeText(text) + tags[1];
-  }
-  if (repeatedTexts !== undefined && REPEATED in (value as object)) {
-    let text = repeatedTexts.get(value);
-    if (text === undefined) {
-      text = joined(writeChildren(value as Tree));
-      repeatedTexts.set(value, text);
-    }
-    return tags[0] + text + tags[1];
   }
   return tags[0] + writeChildren(value as Tree) + tags[1];
 }
@@ -125,12 +118,7 @@ function writeChildren(tree: Tree): string {
 
 /** Renders a response tree as the API's XML document with root `response`. */
 export function toXml(tree: Tree): string {
-  repeatedTexts = new Map();
-  try {
-    return `${XML_HEAD}<response>${writeChildren(tree)}</response>`;
-  } finally {
-    repeatedTexts = undefined;
-  }
+  return `${XML_HEAD}<response>${writeChildren(tree)}</response>`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import {
   BoolSchema,
   link,
   LinksSchema,
+  MappedOnce,
   money,
   MoneySchema,
   Nullable,
@@ -89,6 +90,11 @@ export interface ArticleMapOptions {
    * Product beside the article instead, and the real API then leaves it out of the article.
    */
   withProduct?: boolean;
+  /**
+   * For a page of articles: its sellers and products mapped (and written) once each, however many
+   * of its articles they appear in.
+   */
+  once?: MappedOnce;
 }
 
 export function mapArticle(view: ArticleView, options: ArticleMapOptions): Article {
@@ -108,11 +114,13 @@ export function mapArticle(view: ArticleView, options: ArticleMapOptions): Artic
     prices: context === 'marketplace' ? [{ price, idCurrency: 1, currencyCode: 'EUR' }] : undefined,
     count: options.count ?? view.count,
     inShoppingCart: options.inShoppingCart ?? false,
-    product: options.withProduct !== false ? mapShortProduct(view.product) : undefined,
-    seller:
-      context !== 'stock' && options.seller
-        ? mapUser(options.seller, options.sellerContext ?? 'public')
-        : undefined,
+    product:
+      options.withProduct === false
+        ? undefined
+        : options.once
+          ? options.once.of(view.product, mapShortProduct)
+          : mapShortProduct(view.product),
+    seller: context !== 'stock' && options.seller ? mapSeller(options.seller, options) : undefined,
     lastEdited: context === 'stock' ? timestamp(view.lastEdited) : undefined,
     onSale: context === 'stock' ? view.count > 0 : undefined,
     condition: view.product.isSingle ? view.condition : undefined,
@@ -128,4 +136,9 @@ export function mapArticle(view: ArticleView, options: ArticleMapOptions): Artic
       link('product', `/products/${view.idProduct}`),
     ],
   };
+}
+
+function mapSeller(seller: User, options: ArticleMapOptions) {
+  const context = options.sellerContext ?? 'public';
+  return options.once ? options.once.of(seller, (u) => mapUser(u, context)) : mapUser(seller, context);
 }

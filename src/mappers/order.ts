@@ -6,6 +6,7 @@ import { ArticleSchema, mapArticle } from './article.js';
 import { mapShippingMethod, ShippingMethodSchema } from './shipping-method.js';
 import type { ShownUser } from '../store/users.js';
 import { type ApiUser, mapUser, UserSchema } from './user.js';
+import { SharedTree } from '../http/xml.js';
 import {
   BoolSchema,
   link,
@@ -14,7 +15,6 @@ import {
   MoneySchema,
   Nullable,
   presentList,
-  repeatedEntity,
   timestamp,
   TimestampSchema,
 } from './values.js';
@@ -129,7 +129,8 @@ function counterparty(user: ShownUser, users: Map<ShownUser, ApiUser> | undefine
   let mapped = users?.get(user);
   if (mapped === undefined) {
     mapped = mapUser(user, 'counterparty');
-    if (users) users.set(user, repeatedEntity(mapped));
+    // Written once per answer wherever it appears (`SharedTree`); typed as the tree it stands for.
+    if (users) users.set(user, new SharedTree(mapped) as unknown as ApiUser);
   }
   return mapped;
 }

@@ -5,7 +5,26 @@
  */
 
 /** Lists a response carries even when empty (an empty element in XML): see `presentList`. */
-export { presentList, repeatedEntity } from '../http/xml.js';
+export { presentList } from '../http/xml.js';
+import { SharedTree } from '../http/xml.js';
+
+/**
+ * Maps each source object once per answer: the sellers and products a page of offers repeats are
+ * mapped once and written once (`SharedTree`). One memo serves one answer and one mapping (the
+ * same context for every seller, say).
+ */
+export class MappedOnce {
+  private readonly trees = new Map<object, SharedTree>();
+  of<S extends object, T extends object>(source: S, map: (source: S) => T): T {
+    let shared = this.trees.get(source);
+    if (shared === undefined) {
+      shared = new SharedTree(map(source) as Record<string, unknown>);
+      this.trees.set(source, shared);
+    }
+    // Typed as what it stands for: both writers render it as that tree.
+    return shared as unknown as T;
+  }
+}
 // Text forms of money and time live below the mappers, in `src/format.ts`, which the domain and
 // the website import too; re-exported here for the mappers.
 import { type TSchema, Type } from '@sinclair/typebox';

@@ -13,6 +13,7 @@ import { type PageRequest, pagedResponse, pageFromQuery } from '../http/paginati
 import { ALL_KINDS, type ApiRequest, ok, type Router } from '../http/routing.js';
 import { mapArticle } from '../mappers/article.js';
 import { mapUser } from '../mappers/user.js';
+import { MappedOnce } from '../mappers/values.js';
 import type { Services } from '../services.js';
 import { Type } from '@sinclair/typebox';
 import { Answer, BoolParam, IdParam, pageQuery } from '../http/route-schema.js';
@@ -160,12 +161,14 @@ function offerResponse(req: ApiRequest, services: Services, page: PageRequest, o
 }
 
 function articleTree(offers: OfferPage) {
+  const once = new MappedOnce();
   return {
     article: offers.articles.map((view) =>
       mapArticle(view, {
         context: 'marketplace',
         seller: offers.sellers.get(view.idUser),
         inShoppingCart: offers.inCart.has(view.idArticle),
+        once,
       }),
     ),
   };

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from './db.js';
-import { preparedBySize } from './prepared.js';
+import { prepared, preparedBySize } from './prepared.js';
 import { reservedCounts } from './reservations.js';
 import type { Article, NewArticle, OrderArticle } from './schema.js';
 
@@ -58,6 +58,54 @@ export function articleViews(db: Executor) {
     )
     .selectAll('a')
     .select(PRODUCT_FACT_COLUMNS);
+}
+
+// A product's facts with its name in every language it has one in: a row per language (one row
+// with no language when it has none).
+const productFactRows = prepared(
+  (db, idProduct: number) =>
+    db
+      .selectFrom('products as p')
+      .leftJoin('expansions as e', 'e.idExpansion', 'p.idExpansion')
+      .leftJoin('productNames as n', 'n.idProduct', 'p.idProduct')
+      .select(PRODUCT_FACT_COLUMNS)
+      .select(['p.idProduct as p_idProduct', 'n.idLanguage as n_idLanguage'])
+      .where('p.idProduct', '=', idProduct),
+  [0],
+);
+
+/**
+ * One product's facts, by the language of the article that shows them, read in one statement: a
+ * page of a product's offers shares one ProductFacts per language among its rows, instead of
+ * joining the product, its expansion and its name into each of them. A language the product has
+ * no name in shows the English name, as `coalesce(n.name, p.enName)` does in `articleViews`.
+ * Undefined when there is no such product.
+ */
+export async function productFactsByLanguage(
+  db: Executor,
+  idProduct: number,
+): Promise<((idLanguage: number) => ProductFacts) | undefined> {
+  const rows = await productFactRows(db, idProduct);
+  const first = rows[0];
+  if (!first) return undefined;
+  const facts = (locName: string): ProductFacts => ({
+    idProduct: first.p_idProduct,
+    idGame: first.p_idGame,
+    enName: first.p_enName,
+    locName,
+    image: first.p_image,
+    idExpansion: first.p_idExpansion,
+    expansionName: first.p_expansionName,
+    expansionAbbreviation: first.p_expansionAbbreviation,
+    expansionIcon: first.p_expansionIcon,
+    number: first.p_number,
+    rarity: first.p_rarity,
+    isSingle: first.p_isSingle,
+  });
+  const byLanguage = new Map<number, ProductFacts>();
+  for (const r of rows) if (r.n_idLanguage !== null) byLanguage.set(r.n_idLanguage, facts(r.p_locName));
+  let english: ProductFacts | undefined;
+  return (idLanguage) => byLanguage.get(idLanguage) ?? (english ??= facts(first.p_enName));
 }
 
 type FlatRow = Article & {

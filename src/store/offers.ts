@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { type ArticleView, articleViewOf, articleViews } from './articles.js';
+import { type ArticleView, productFactsByLanguage } from './articles.js';
 import type { Executor } from './db.js';
-import { prepared } from './prepared.js';
+import { prepared, preparedBySize } from './prepared.js';
 
 /**
  * The marketplace's offers: articles with copies available whose seller is not on vacation. Every
@@ -30,22 +30,32 @@ export interface OfferCounts {
 export async function offerCounts(db: Executor, idProducts: number[]): Promise<Map<number, OfferCounts>> {
   const out = new Map<number, OfferCounts>();
   if (idProducts.length === 0) return out;
-  const rows = await offers(db)
-    .where('a.idProduct', 'in', idProducts)
-    .groupBy('a.idProduct')
-    .select((eb) => [
-      'a.idProduct',
-      eb.fn.sum<number>('a.count').as('countArticles'),
-      eb.fn
-        .sum<number>(eb.case().when('a.isFoil', '=', 1).then(eb.ref('a.count')).else(0).end())
-        .as('countFoils'),
-    ])
-    .execute();
+  const { rows } = await offerCountRows(db, idProducts);
   for (const r of rows) {
     out.set(r.idProduct, { countArticles: Number(r.countArticles), countFoils: Number(r.countFoils) });
   }
   return out;
 }
+
+// Every page of found products counts its offers: compiled once per number of products.
+const offerCountRows = preparedBySize(
+  (db: Executor, idProducts: number[]) =>
+    offers(db)
+      .where('a.idProduct', 'in', idProducts)
+      .groupBy('a.idProduct')
+      .select((eb) => [
+        'a.idProduct',
+        eb.fn.sum<number>('a.count').as('countArticles'),
+        eb.fn
+          .sum<number>(
+            eb.case().when('a.isFoil', '=', sql.lit(1)).then(eb.ref('a.count')).else(sql.lit(0)).end(),
+          )
+          .as('countFoils'),
+      ])
+      .compile(),
+  (idProducts) => idProducts.length,
+  (idProducts) => idProducts,
+);
 
 /** Conditions of an offer query; absent means no restriction. */
 export interface OfferWhere {
@@ -153,9 +163,13 @@ const productOfferCount = prepared(
   [0, 0],
 );
 
+// The page's article rows alone: the product's facts are the same in all of them but for the name
+// in the article's language, and are read once (`productFactsByLanguage`).
 const productOfferPage = prepared(
   (db, idProduct: number, limit: number, offset: number) =>
-    articleViews(db)
+    db
+      .selectFrom('articles as a')
+      .selectAll('a')
       .where('a.idArticle', 'in', (eb) =>
         offers(eb as unknown as Executor)
           .select('a.idArticle')
@@ -175,7 +189,10 @@ export async function countProductOffers(db: Executor, idProduct: number, cap: n
   return Number((await productOfferCount(db, idProduct, cap))[0]?.n ?? 0);
 }
 
-/** One window of a product's offers, cheapest first (ties by id), with their product facts. */
+/**
+ * One window of a product's offers, cheapest first (ties by id), with their product facts: the
+ * rows themselves become the views, and the views of one language share one ProductFacts.
+ */
 export async function productOfferViews(
   db: Executor,
   idProduct: number,
@@ -183,5 +200,12 @@ export async function productOfferViews(
   limit: number,
 ): Promise<ArticleView[]> {
   if (limit <= 0) return [];
-  return (await productOfferPage(db, idProduct, limit, offset)).map((r) => articleViewOf(r));
+  const [rows, factsIn] = await Promise.all([
+    productOfferPage(db, idProduct, limit, offset),
+    productFactsByLanguage(db, idProduct),
+  ]);
+  if (!factsIn) return [];
+  const views = rows as ArticleView[];
+  for (const view of views) view.product = factsIn(view.idLanguage);
+  return views;
 }

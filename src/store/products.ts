@@ -1,4 +1,5 @@
 import type { Executor } from './db.js';
+import { preparedBySize } from './prepared.js';
 import { offerCounts } from './offers.js';
 import type { ExpansionsTable, PriceGuide, Product } from './schema.js';
 
@@ -40,30 +41,13 @@ export interface MetaproductInfo {
 /** Product infos in the order of `idProducts`; unknown ids are left out. */
 export async function loadProductInfos(db: Executor, idProducts: number[]): Promise<ProductInfo[]> {
   if (idProducts.length === 0) return [];
-  const rows = await db
-    .selectFrom('products as p')
-    .innerJoin('games as g', 'g.idGame', 'p.idGame')
-    .leftJoin('expansions as e', 'e.idExpansion', 'p.idExpansion')
-    .selectAll('p')
-    .select([
-      'g.name as gameName',
-      'e.enName as e_enName',
-      'e.abbreviation as e_abbreviation',
-      'e.icon as e_icon',
-    ])
-    .where('p.idProduct', 'in', idProducts)
-    .execute();
+  const { rows } = await productInfoRows(db, idProducts);
   const names = await productNames(db, idProducts);
   const metaIds = [...new Set(rows.map((r) => r.idMetaproduct).filter((m): m is number => m !== null))];
   const reprintCounts = new Map<number, number>();
   if (metaIds.length > 0) {
-    const counts = await db
-      .selectFrom('products')
-      .where('idMetaproduct', 'in', metaIds)
-      .groupBy('idMetaproduct')
-      .select((eb) => ['idMetaproduct', eb.fn.countAll<number>().as('n')])
-      .execute();
-    for (const c of counts) reprintCounts.set(c.idMetaproduct!, Number(c.n));
+    for (const c of (await reprintCountRows(db, metaIds)).rows)
+      reprintCounts.set(c.idMetaproduct!, Number(c.n));
   }
   const counts = await offerCounts(db, idProducts);
   const byId = new Map<number, ProductInfo>();
@@ -89,6 +73,49 @@ export async function loadProductInfos(db: Executor, idProducts: number[]): Prom
   }
   return idProducts.map((id) => byId.get(id)).filter((i): i is ProductInfo => i !== undefined);
 }
+
+// A search's page of products reads these: each compiled once per number of ids.
+const productInfoRows = preparedBySize(
+  (db: Executor, idProducts: number[]) =>
+    db
+      .selectFrom('products as p')
+      .innerJoin('games as g', 'g.idGame', 'p.idGame')
+      .leftJoin('expansions as e', 'e.idExpansion', 'p.idExpansion')
+      .selectAll('p')
+      .select([
+        'g.name as gameName',
+        'e.enName as e_enName',
+        'e.abbreviation as e_abbreviation',
+        'e.icon as e_icon',
+      ])
+      .where('p.idProduct', 'in', idProducts)
+      .compile(),
+  (idProducts) => idProducts.length,
+  (idProducts) => idProducts,
+);
+
+const reprintCountRows = preparedBySize(
+  (db: Executor, metaIds: number[]) =>
+    db
+      .selectFrom('products')
+      .where('idMetaproduct', 'in', metaIds)
+      .groupBy('idMetaproduct')
+      .select((eb) => ['idMetaproduct', eb.fn.countAll<number>().as('n')])
+      .compile(),
+  (metaIds) => metaIds.length,
+  (metaIds) => metaIds,
+);
+
+const productNameRows = preparedBySize(
+  (db: Executor, idProducts: number[]) =>
+    db
+      .selectFrom('productNames')
+      .select(['idProduct', 'idLanguage', 'name'])
+      .where('idProduct', 'in', idProducts)
+      .compile(),
+  (idProducts) => idProducts.length,
+  (idProducts) => idProducts,
+);
 
 export async function loadProductDetail(db: Executor, idProduct: number): Promise<ProductDetail | undefined> {
   const [info] = await loadProductInfos(db, [idProduct]);
@@ -126,11 +153,7 @@ export async function productNames(
 ): Promise<Map<number, Partial<Record<number, string>>>> {
   const out = new Map<number, Partial<Record<number, string>>>();
   if (idProducts.length === 0) return out;
-  const rows = await db
-    .selectFrom('productNames')
-    .select(['idProduct', 'idLanguage', 'name'])
-    .where('idProduct', 'in', idProducts)
-    .execute();
+  const { rows } = await productNameRows(db, idProducts);
   for (const r of rows) {
     let names = out.get(r.idProduct);
     if (!names) {

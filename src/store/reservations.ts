@@ -39,15 +39,23 @@ export async function articlesInCartOf(
   idArticles: number[],
 ): Promise<Set<number>> {
   if (idArticles.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('reservationArticles as ra')
-    .innerJoin('reservations as r', 'r.idReservation', 'ra.idReservation')
-    .select('ra.idArticle')
-    .where('r.idBuyer', '=', idBuyer)
-    .where('ra.idArticle', 'in', idArticles)
-    .execute();
+  const { rows } = await inCartRows(db, idBuyer, idArticles);
   return new Set(rows.map((r) => Number(r.idArticle)));
 }
+
+// Every page of offers a signed-in buyer reads asks this: compiled once per number of articles.
+const inCartRows = preparedBySize(
+  (db: Executor, idBuyer: number, idArticles: number[]) =>
+    db
+      .selectFrom('reservationArticles as ra')
+      .innerJoin('reservations as r', 'r.idReservation', 'ra.idReservation')
+      .select('ra.idArticle')
+      .where('r.idBuyer', '=', idBuyer)
+      .where('ra.idArticle', 'in', idArticles)
+      .compile(),
+  (_idBuyer, idArticles) => idArticles.length,
+  (idBuyer, idArticles) => [idBuyer, ...idArticles],
+);
 
 /** The seller's articles with copies in other users' carts, with how many copies, by id. */
 export async function reservedStockPage(

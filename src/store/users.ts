@@ -72,9 +72,16 @@ export async function shownUsersByIds(db: Executor, idUsers: number[]): Promise<
 export async function usersByIds(db: Executor, idUsers: number[]): Promise<Map<number, User>> {
   const ids = [...new Set(idUsers)];
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('users').selectAll().where('idUser', 'in', ids).execute();
+  const rows = (await usersIn(db, ids)).rows;
   return new Map(rows.map((u) => [u.idUser, u]));
 }
+
+// Every page of offers, orders or carts reads its parties here: compiled once per number of ids.
+const usersIn = preparedBySize(
+  (db: Executor, ids: number[]) => db.selectFrom('users').selectAll().where('idUser', 'in', ids).compile(),
+  (ids) => ids.length,
+  (ids) => ids,
+);
 
 export async function findUserByUsername(db: Executor, username: string): Promise<User | undefined> {
   return db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
