@@ -308,6 +308,15 @@ export async function deleteReservation(db: Executor, idReservation: number): Pr
   await db.deleteFrom('reservations').where('idReservation', '=', idReservation).execute();
 }
 
+/**
+ * Deletes a reservation whose lines were all claimed (`claimReservationLines`) under its lock: only
+ * its row is left. Were a line still there, the foreign key would refuse the delete (and the
+ * transaction roll back) rather than leave the line behind.
+ */
+export async function deleteClaimedReservation(db: Executor, idReservation: number): Promise<void> {
+  await db.deleteFrom('reservations').where('idReservation', '=', idReservation).execute();
+}
+
 /** Reservations past their expiry (a buyer's, or anyone's), oldest first. */
 export async function expiredReservations(
   db: Executor,
