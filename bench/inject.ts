@@ -11,18 +11,26 @@
  * --concurrency N (50 requests in flight, as the load generator's connections),
  * --callgrind (switches callgrind's instrumentation on for the measured requests only),
  * --profile <dir> (a V8 CPU profile of the measured requests only, one file per scenario, for
- * `node bench/profile.mjs`: preparing the database stays out of it).
+ * `node bench/profile.mjs`: preparing the database stays out of it),
+ * --dialect sqlite|postgres (postgres: a fresh schema of TEST_POSTGRES_URL, dropped afterwards).
+ *
+ * A sequential scenario (a one-shot write such as the checkout) sends its requests one at a time,
+ * each to a new `i`, with --warmup 10 and --requests 20 unless given: `prepare` fills only so many.
+ * Besides the CPU it prints the wall time per request, which on PostgreSQL includes the server's.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { authorizationHeader } from '../src/auth/client.js';
 import { testConfig } from '../src/config.js';
 import { createServices } from '../src/services.js';
+import { copySqliteIntoPostgres, settlePostgres } from './copy.js';
 import { BENCH_SECRET_KEY } from './prepare.js';
 import type { Scenario } from './scenario.js';
 import { scenarios } from './scenarios/index.js';
@@ -30,31 +38,58 @@ import { scenarios } from './scenarios/index.js';
 const { values: opts } = parseArgs({
   options: {
     only: { type: 'string' },
-    requests: { type: 'string', default: '2000' },
+    requests: { type: 'string' },
     rounds: { type: 'string', default: '5' },
-    warmup: { type: 'string', default: '500' },
+    warmup: { type: 'string' },
     concurrency: { type: 'string', default: '50' },
     callgrind: { type: 'boolean', default: false },
     profile: { type: 'string' },
+    dialect: { type: 'string', default: 'sqlite' },
   },
 });
-const perRound = Number(opts.requests);
 const rounds = Number(opts.rounds);
-const warmup = Number(opts.warmup);
-const concurrency = Number(opts.concurrency);
+const dialect = opts.dialect;
+if (dialect !== 'sqlite' && dialect !== 'postgres') throw new Error('--dialect is sqlite or postgres');
+const postgresUrl = process.env.TEST_POSTGRES_URL;
+if (dialect === 'postgres' && !postgresUrl) throw new Error('--dialect postgres needs TEST_POSTGRES_URL');
 const HOST = '127.0.0.1:18080';
 
 const callgrind = (what: 'on' | 'off') => {
   if (opts.callgrind) spawnSync('callgrind_control', ['-i', what, String(process.pid)], { stdio: 'ignore' });
 };
 
+/** A fresh schema of TEST_POSTGRES_URL (as `npm run bench -- --dialect postgres` makes one). */
+async function postgresSchema(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const schema = `inject_${randomBytes(5).toString('hex')}`;
+  const run = async (text: string) => {
+    const c = new pg.Client({ connectionString: postgresUrl });
+    await c.connect();
+    try {
+      await c.query(text);
+    } finally {
+      await c.end();
+    }
+  };
+  await run(`create schema "${schema}"`);
+  const url = `${postgresUrl}${postgresUrl!.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  return { url, drop: () => run(`drop schema "${schema}" cascade`) };
+}
+
 async function run(scenario: Scenario): Promise<void> {
-  if (scenario.sequential) return;
+  const sequential = scenario.sequential !== undefined;
+  const perRound = Number(opts.requests ?? (sequential ? scenario.sequential!.requests : 2000));
+  const warmup = Number(opts.warmup ?? (sequential ? 10 : 500));
+  const concurrency = sequential ? 1 : Number(opts.concurrency);
   const dir = mkdtempSync(join(tmpdir(), 'cardbazaar-inject-'));
+  let drop: (() => Promise<void>) | undefined;
   try {
-    const databaseUrl = join(dir, 'bench.sqlite');
+    let databaseUrl = join(dir, 'bench.sqlite');
     const prepared = scenario.database ? await scenario.database() : undefined;
-    if (prepared) copyFileSync(prepared, databaseUrl);
+    if (dialect === 'postgres') {
+      const schema = await postgresSchema();
+      databaseUrl = schema.url;
+      drop = schema.drop;
+    } else if (prepared) copyFileSync(prepared, databaseUrl);
     const big = 1_000_000_000_000;
     const services = await createServices(
       testConfig({
@@ -70,7 +105,9 @@ async function run(scenario: Scenario): Promise<void> {
         limitsConcurrentGroups: [],
       }),
     );
+    if (dialect === 'postgres' && prepared) await copySqliteIntoPostgres(prepared, databaseUrl);
     const state = await scenario.prepare(services);
+    if (dialect === 'postgres') await settlePostgres(databaseUrl);
     if (scenario.request(state, -1).page) return;
     const app = await buildApp(services);
     await app.ready();
@@ -109,6 +146,7 @@ async function run(scenario: Scenario): Promise<void> {
     };
     const bytes = await send(signed(warmup));
     const perRequest: number[] = [];
+    const wallPerRequest: number[] = [];
     const session = opts.profile ? new Session() : undefined;
     if (session) {
       session.connect();
@@ -118,9 +156,11 @@ async function run(scenario: Scenario): Promise<void> {
     for (let r = 0; r < rounds; r++) {
       const batch = signed(perRound);
       const before = process.cpuUsage();
+      const started = performance.now();
       callgrind('on');
       await send(batch);
       callgrind('off');
+      wallPerRequest.push((performance.now() - started) / perRound);
       const used = process.cpuUsage(before);
       perRequest.push((used.user + used.system) / perRound);
     }
@@ -132,14 +172,20 @@ async function run(scenario: Scenario): Promise<void> {
       session.disconnect();
     }
     perRequest.sort((a, b) => a - b);
+    wallPerRequest.sort((a, b) => a - b);
     console.log(
       `${scenario.name}: ${perRequest[Math.floor(rounds / 2)]!.toFixed(1)} µs CPU per request ` +
-        `(${perRequest[0]!.toFixed(1)}–${perRequest.at(-1)!.toFixed(1)} over ${rounds} rounds of ${perRound}), ${bytes} bytes`,
+        `(${perRequest[0]!.toFixed(1)}–${perRequest.at(-1)!.toFixed(1)} over ${rounds} rounds of ${perRound}), ${bytes} bytes, ${dialect}` +
+        (sequential
+          ? `; sequential, ${wallPerRequest[Math.floor(rounds / 2)]!.toFixed(2)} ms wall each ` +
+            `(${wallPerRequest[0]!.toFixed(2)}–${wallPerRequest.at(-1)!.toFixed(2)})`
+          : ''),
     );
     await app.close();
     await services.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    await drop?.();
   }
 }
 
