@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { SqliteAdapter, sql } from 'kysely';
 import { type ArticleView, articleViewOf, articleViews } from './articles.js';
 import type { Executor } from './db.js';
 import { prepared, preparedBySize } from './prepared.js';
@@ -386,20 +386,28 @@ export async function putCartShippingAddress(db: Executor, idBuyer: number, a: P
 }
 
 /**
- * Locks these articles' rows (a no-op update). A checkout takes them before it claims its lines,
- * so two checkouts of the last reserved copies of one article run one after the other, and the
- * second sees the first's lines gone and deletes the sold-out article (else each would see the
- * other's reservation and neither would).
+ * Locks these articles' rows. A checkout takes them before it claims its lines, so two checkouts of
+ * the last reserved copies of one article run one after the other, and the second sees the first's
+ * lines gone and deletes the sold-out article (else each would see the other's reservation and
+ * neither would). On PostgreSQL a `select … for update` in id order (a no-op update of a hundred
+ * rows wrote a hundred new row versions and their WAL: a sixth of the checkout's time there). On
+ * SQLite every write transaction already runs alone (`begin immediate`), so there is nothing to take.
  */
 export async function lockArticles(db: Executor, idArticles: number[]): Promise<void> {
-  if (idArticles.length === 0) return;
-  await db
-    .updateTable('articles')
-    .set((eb) => ({ count: eb.ref('count') }))
-    .where(
-      'idArticle',
-      'in',
-      [...new Set(idArticles)].sort((a, b) => a - b),
-    )
-    .execute();
+  if (idArticles.length === 0 || db.getExecutor().adapter instanceof SqliteAdapter) return;
+  const ids = [...new Set(idArticles)].sort((a, b) => a - b);
+  await lockRows(db, ids);
 }
+
+const lockRows = preparedBySize(
+  (db: Executor, ids: number[]) =>
+    db
+      .selectFrom('articles')
+      .select('idArticle')
+      .where('idArticle', 'in', ids)
+      .orderBy('idArticle')
+      .forUpdate()
+      .compile(),
+  (ids) => ids.length,
+  (ids) => ids,
+);
