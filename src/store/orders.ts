@@ -47,16 +47,26 @@ export async function openOrderBetween(
   idBuyer: number,
   idSeller: number,
 ): Promise<Order | undefined> {
-  return db
-    .selectFrom('orders')
-    .selectAll()
-    .where('idBuyer', '=', idBuyer)
-    .where('state', '=', 'bought')
-    .where('idSeller', '=', idSeller)
-    .where('wasMergedInto', 'is', null)
-    .orderBy('idOrder')
-    .executeTakeFirst();
+  return (await openOrder(db, idBuyer, idSeller)).rows[0];
 }
+
+// Asked by every checkout: compiled once per dialect (a fixed size).
+const openOrder = preparedBySize(
+  (db: Executor, idBuyer: number, idSeller: number) =>
+    db
+      .selectFrom('orders')
+      .selectAll()
+      .where('idBuyer', '=', idBuyer)
+      // A literal, not a parameter: the statement binds exactly the two parties.
+      .where('state', '=', sql<OrderState>`'bought'`)
+      .where('idSeller', '=', idSeller)
+      .where('wasMergedInto', 'is', null)
+      .orderBy('idOrder')
+      .limit(sql.lit(1))
+      .compile(),
+  () => 1,
+  (idBuyer, idSeller) => [idBuyer, idSeller],
+);
 
 export type OrderChanges = Partial<Omit<OrdersTable, 'idOrder' | 'revision'>>;
 

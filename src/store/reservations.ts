@@ -100,13 +100,22 @@ export async function articlesInShoppingCart(db: Executor, idBuyer: number): Pro
 }
 
 export async function buyerReservations(db: Executor, idBuyer: number): Promise<Reservation[]> {
-  return db
-    .selectFrom('reservations')
-    .selectAll()
-    .where('idBuyer', '=', idBuyer)
-    .orderBy('idReservation')
-    .execute();
+  return (await reservationsOfBuyer(db, idBuyer)).rows;
 }
+
+// The checkout's statements of one shape are compiled once (per dialect) rather than per request,
+// like its statements over lists: `preparedBySize` with a fixed size.
+const reservationsOfBuyer = preparedBySize(
+  (db: Executor, idBuyer: number) =>
+    db
+      .selectFrom('reservations')
+      .selectAll()
+      .where('idBuyer', '=', idBuyer)
+      .orderBy('idReservation')
+      .compile(),
+  () => 1,
+  (idBuyer) => [idBuyer],
+);
 
 export async function findReservation(db: Executor, idReservation: number): Promise<Reservation | undefined> {
   return db
@@ -273,6 +282,7 @@ export async function lockReservation(
   idReservation: number,
   expiredAt?: number,
 ): Promise<Reservation | undefined> {
+  if (expiredAt === undefined) return (await lockOne(db, idReservation)).rows[0];
   let q = db
     .updateTable('reservations')
     .set((eb) => ({ expiresAt: eb.ref('expiresAt') }))
@@ -281,17 +291,36 @@ export async function lockReservation(
   return q.returningAll().executeTakeFirst();
 }
 
+const lockOne = preparedBySize(
+  (db: Executor, idReservation: number) =>
+    db
+      .updateTable('reservations')
+      .set((eb) => ({ expiresAt: eb.ref('expiresAt') }))
+      .where('idReservation', '=', idReservation)
+      .returningAll()
+      .compile(),
+  () => 1,
+  (idReservation) => [idReservation],
+);
+
 /**
  * Takes every line out of a (locked) reservation and returns what was taken: only copies actually
  * removed here are put anywhere else, so two transactions can never both move the same copies.
  */
 export async function claimReservationLines(db: Executor, idReservation: number) {
-  return db
-    .deleteFrom('reservationArticles')
-    .where('idReservation', '=', idReservation)
-    .returning(['idArticle', 'count'])
-    .execute();
+  return (await claimLines(db, idReservation)).rows;
 }
+
+const claimLines = preparedBySize(
+  (db: Executor, idReservation: number) =>
+    db
+      .deleteFrom('reservationArticles')
+      .where('idReservation', '=', idReservation)
+      .returning(['idArticle', 'count'])
+      .compile(),
+  () => 1,
+  (idReservation) => [idReservation],
+);
 
 export async function reservationHoldsAny(db: Executor, idReservation: number): Promise<boolean> {
   const row = await db
