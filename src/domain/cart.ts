@@ -25,7 +25,7 @@ import {
   takeFromStock,
   touchReservation,
 } from '../store/reservations.js';
-import type { Reservation, User } from '../store/schema.js';
+import type { Reservation, ShippingMethod, User } from '../store/schema.js';
 import { shippingMethods } from '../store/shipping.js';
 import { findUserById, usersByIds } from '../store/users.js';
 import { type AccountView, loadAccount } from './account.js';
@@ -84,11 +84,15 @@ export async function shippingAddressOf(db: Executor, buyer: User): Promise<Post
   return (await cartShippingAddress(db, buyer.idUser)) ?? homeAddress(buyer);
 }
 
-/** Prices reservations: article count and value, the shipping method and the total. */
+/**
+ * Prices reservations: article count and value, the shipping method and the total. `methods`: the
+ * shipping methods when the caller has read them already (the checkout needs them again).
+ */
 export async function reservationViews(
   db: Executor,
   reservations: Reservation[],
   destinationCountry: string,
+  knownMethods?: ShippingMethod[],
 ): Promise<ReservationView[]> {
   if (reservations.length === 0) return [];
   const [lines, sellers, methods] = await Promise.all([
@@ -100,7 +104,7 @@ export async function reservationViews(
       db,
       reservations.map((r) => r.idSeller),
     ),
-    shippingMethods(db),
+    knownMethods ?? shippingMethods(db),
   ]);
   return reservations.map((reservation) => {
     const own = lines.filter((l) => l.idReservation === reservation.idReservation);

@@ -1,6 +1,7 @@
 import { badRequest, preconditionFailed } from '../errors.js';
 import type { Executor } from '../store/db.js';
-import { appendEvent } from '../store/events.js';
+import type { ArticleView } from '../store/articles.js';
+import { appendEvents } from '../store/events.js';
 import {
   insertOrder,
   insertOrderLines,
@@ -13,7 +14,7 @@ import {
 import {
   buyerReservations,
   claimReservationLines,
-  deleteReservation,
+  deleteClaimedReservation,
   lockArticles,
   lockReservation,
   type PostalAddress,
@@ -25,7 +26,7 @@ import { findUserById } from '../store/users.js';
 import { type ReservationView, releaseExpired, reservationViews, shippingAddressOf } from './cart.js';
 import type { DomainContext } from './context.js';
 import { EVENTS } from './events.js';
-import { loadOrdersByIds, type OrderView } from './order-views.js';
+import type { OrderView } from './order-views.js';
 import { effectiveMethod, shippingZone } from './shipping.js';
 import { attributesOf } from './stock-rules.js';
 
@@ -85,15 +86,26 @@ async function priceConflict(tx: Executor, idOrder: number, r: ReservationView):
 
 /** Checks out the buyer's whole cart inside `tx`; returns the ids of the orders it created. */
 export async function checkoutInTx(tx: Executor, idBuyer: number, now: number): Promise<number[]> {
+  return (await checkoutViewsInTx(tx, idBuyer, now)).map((v) => v.order.idOrder);
+}
+
+/**
+ * The checkout, answering the created orders as `loadOrdersByIds` would read them back: built from
+ * what the transaction wrote (the order row as inserted, the lines frozen from the cart's article
+ * views, the parties as read at its start, no evaluation yet) instead of reading one order row, two
+ * users and every line joined with its product again.
+ */
+async function checkoutViewsInTx(tx: Executor, idBuyer: number, now: number): Promise<OrderView[]> {
   await releaseExpired(tx, now, idBuyer);
   const buyer = (await findUserById(tx, idBuyer))!;
   const address = await shippingAddressOf(tx, buyer);
+  const methods = await shippingMethods(tx);
   const reservations: ReservationView[] = [];
   for (const listed of await buyerReservations(tx, idBuyer)) {
     // Locked before its lines are read: no add, removal or release of it can interleave.
     const locked = await lockReservation(tx, listed.idReservation);
     if (!locked) continue;
-    const [view] = await reservationViews(tx, [locked], address.country);
+    const [view] = await reservationViews(tx, [locked], address.country, methods);
     // A seller who went on vacation while the add was in flight keeps their articles: the
     // reservation stays in the cart until it expires.
     if (view!.lines.length > 0 && !view!.seller.onVacation) reservations.push(view!);
@@ -105,8 +117,8 @@ export async function checkoutInTx(tx: Executor, idBuyer: number, now: number): 
     tx,
     reservations.flatMap((r) => r.lines.map((l) => l.view.idArticle)),
   );
-  const methods = await shippingMethods(tx);
-  const created: number[] = [];
+  const created: OrderView[] = [];
+  const events: Array<{ type: string; payload: unknown }> = [];
 
   for (const r of reservations) {
     const claimed = await claimReservationLines(tx, r.reservation.idReservation);
@@ -181,30 +193,43 @@ export async function checkoutInTx(tx: Executor, idBuyer: number, now: number): 
       });
       if (!applied)
         throw preconditionFailed(`Order ${survivor.idOrder} changed during the checkout; try again.`);
-      await appendEvent(tx, EVENTS.orderMerged, { idOrder: order.idOrder, into: survivor.idOrder }, now);
+      events.push({ type: EVENTS.orderMerged, payload: { idOrder: order.idOrder, into: survivor.idOrder } });
     } else {
       await moveOrderCounts(tx, order, null, 'bought');
-      await appendEvent(
-        tx,
-        EVENTS.orderStateChanged,
-        { idOrder: order.idOrder, from: null, to: 'bought' },
-        now,
-      );
+      events.push({
+        type: EVENTS.orderStateChanged,
+        payload: { idOrder: order.idOrder, from: null, to: 'bought' },
+      });
     }
 
-    await deleteReservation(tx, r.reservation.idReservation);
+    // Its lines were all claimed above, under its lock: only the row is left.
+    await deleteClaimedReservation(tx, r.reservation.idReservation);
     await deleteSoldOutArticles(
       tx,
       r.lines.map((l) => l.view.idArticle),
     );
-    created.push(order.idOrder);
+    created.push({ order, seller: r.seller, buyer, lines: lineViews(r, order), evaluation: undefined });
   }
+  // One statement for the whole checkout, in the order the orders were created.
+  await appendEvents(tx, events, now);
   return created;
 }
 
+/**
+ * The created order's lines as `orderLineViews` reads them back: the article's attributes and
+ * product facts (the line was frozen from them in this transaction), the copies bought, and the
+ * seller and purchase time standing for the article's owner and times.
+ */
+function lineViews(r: ReservationView, order: Order): ArticleView[] {
+  return r.lines.map(({ view, reserved }) => ({
+    ...view,
+    idUser: order.idSeller,
+    count: reserved,
+    createdAt: order.dateBought,
+    lastEdited: order.dateBought,
+  }));
+}
+
 export async function checkout(ctx: DomainContext, idBuyer: number): Promise<OrderView[]> {
-  return ctx.database.transaction(async (tx) => {
-    const ids = await checkoutInTx(tx, idBuyer, ctx.clock.now());
-    return loadOrdersByIds(tx, ids);
-  });
+  return ctx.database.transaction((tx) => checkoutViewsInTx(tx, idBuyer, ctx.clock.now()));
 }

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { ARTICLE_VALUE_COLUMNS, type ArticleView, articleViewOf, PRODUCT_FACT_COLUMNS } from './articles.js';
 import type { Executor } from './db.js';
 import { prepared, preparedBySize } from './prepared.js';
-import type { NewOrder, Order, OrderArticle, OrderEvaluation, OrderState, OrdersTable } from './schema.js';
+import type { Order, OrderArticle, OrderEvaluation, OrderState, OrdersTable } from './schema.js';
 
 /**
  * Orders, their frozen lines, and the numbers kept beside them (per-user counts by role and state,
@@ -14,8 +14,17 @@ export const ACTOR_SELLER = 1;
 export const ACTOR_BUYER = 2;
 export type Actor = typeof ACTOR_SELLER | typeof ACTOR_BUYER;
 
-export async function insertOrder(db: Executor, order: NewOrder): Promise<Order> {
-  return db.insertInto('orders').values(order).returningAll().executeTakeFirstOrThrow();
+/**
+ * Inserts an order given in full and returns it as a read of it would: every column is in `order`,
+ * so only the new id comes back (a row of forty columns read back costs more than the insert).
+ */
+export async function insertOrder(db: Executor, order: Omit<Order, 'idOrder'>): Promise<Order> {
+  const { idOrder } = await db
+    .insertInto('orders')
+    .values(order)
+    .returning('idOrder')
+    .executeTakeFirstOrThrow();
+  return { idOrder, ...order };
 }
 
 const orderById = prepared(
@@ -38,16 +47,26 @@ export async function openOrderBetween(
   idBuyer: number,
   idSeller: number,
 ): Promise<Order | undefined> {
-  return db
-    .selectFrom('orders')
-    .selectAll()
-    .where('idBuyer', '=', idBuyer)
-    .where('state', '=', 'bought')
-    .where('idSeller', '=', idSeller)
-    .where('wasMergedInto', 'is', null)
-    .orderBy('idOrder')
-    .executeTakeFirst();
+  return (await openOrder(db, idBuyer, idSeller)).rows[0];
 }
+
+// Asked by every checkout: compiled once per dialect (a fixed size).
+const openOrder = preparedBySize(
+  (db: Executor, idBuyer: number, idSeller: number) =>
+    db
+      .selectFrom('orders')
+      .selectAll()
+      .where('idBuyer', '=', idBuyer)
+      // A literal, not a parameter: the statement binds exactly the two parties.
+      .where('state', '=', sql<OrderState>`'bought'`)
+      .where('idSeller', '=', idSeller)
+      .where('wasMergedInto', 'is', null)
+      .orderBy('idOrder')
+      .limit(sql.lit(1))
+      .compile(),
+  () => 1,
+  (idBuyer, idSeller) => [idBuyer, idSeller],
+);
 
 export type OrderChanges = Partial<Omit<OrdersTable, 'idOrder' | 'revision'>>;
 
@@ -220,9 +239,25 @@ export async function moveOrderCounts(
 ): Promise<void> {
   // Always the same order of rows (seller before buyer, old state before new), so concurrent
   // transitions on PostgreSQL take their row locks in one order and cannot deadlock each other.
-  if (from) await bumpOrderCount(db, order.idSeller, ACTOR_SELLER, from, -1);
+  if (!from) {
+    // A new order: both parties' rows in one upsert (its rows are taken in the order listed).
+    await db
+      .insertInto('orderCounts')
+      .values([
+        { idUser: order.idSeller, actor: ACTOR_SELLER, state: to, count: 1 },
+        { idUser: order.idBuyer, actor: ACTOR_BUYER, state: to, count: 1 },
+      ])
+      .onConflict((oc) =>
+        oc.columns(['idUser', 'actor', 'state']).doUpdateSet((eb) => ({
+          count: eb('orderCounts.count', '+', eb.ref('excluded.count')),
+        })),
+      )
+      .execute();
+    return;
+  }
+  await bumpOrderCount(db, order.idSeller, ACTOR_SELLER, from, -1);
   await bumpOrderCount(db, order.idSeller, ACTOR_SELLER, to, 1);
-  if (from) await bumpOrderCount(db, order.idBuyer, ACTOR_BUYER, from, -1);
+  await bumpOrderCount(db, order.idBuyer, ACTOR_BUYER, from, -1);
   await bumpOrderCount(db, order.idBuyer, ACTOR_BUYER, to, 1);
 }
 
