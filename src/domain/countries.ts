@@ -48,12 +48,12 @@ export function parseSellerCountry(value: string, field = 'sellerCountry'): stri
   const v = value.trim();
   if (/^\d+$/.test(v)) {
     const code = SELLER_COUNTRY_IDS[Number(v)];
-    if (!code) throw badRequest(`"${v}" is not a country id.`, { field });
+    if (!code) throw badRequest(`"${v}" is not a country id.`, { field, reason: 'invalid_country' });
     return code;
   }
   try {
     return normalizeCountry(v);
   } catch {
-    throw badRequest(`"${value}" is not a country code or id.`, { field });
+    throw badRequest(`"${value}" is not a country code or id.`, { field, reason: 'invalid_country' });
   }
 }

@@ -13,7 +13,7 @@ import { publicUser } from '../domain/public-users.js';
 import { idParam, integer, parseInteger, text } from '../http/fields.js';
 import { offerFilterInput, userOfferFilterInput } from '../http/offer-filters.js';
 import type { Services } from '../services.js';
-import { type Errors, fields, formErrors, redirectWithFlash } from './forms.js';
+import { type Errors, failureText, fields, formErrors, redirectWithFlash } from './forms.js';
 import { displayLanguageOf } from './i18n/index.js';
 import { CATALOG_PAGE_SIZE, pageOf, type PageWindow, pager, queryOf } from './paging.js';
 import { render } from './render.js';
@@ -289,7 +289,7 @@ export function catalogPages(app: FastifyInstance, services: Services): void {
       const idArticle = parseInteger(f.idArticle, 'idArticle', { min: 1 });
       const count = parseInteger(f.count, 'count', { min: 1 });
       const { failed } = await changeCart(services, request.user!.idUser, 'add', [{ idArticle, count }]);
-      if (failed[0]) return again({ [key]: failed[0].error });
+      if (failed[0]) return again({ [key]: failureText(request.t, failed[0]) });
       const back = request.url.replace(/\/cart(\?|$)/, '$1');
       return redirectWithFlash(reply, back, 'flash.addedToCart', { count });
     } catch (err) {

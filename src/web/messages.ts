@@ -50,7 +50,12 @@ export function messagePages(app: FastifyInstance, services: Services): void {
     const values = fields(request, ['username', 'message']);
     try {
       const partner = await publicUser(services, values.username.trim()).catch((err: unknown) => {
-        if (err instanceof ApiError) throw new ApiError(err.status, err.message, { field: 'username' });
+        if (err instanceof ApiError)
+          throw new ApiError(err.status, err.message, {
+            field: 'username',
+            reason: err.reason,
+            params: err.params,
+          });
         throw err;
       });
       await sendMessage(services, request.user!.idUser, partner.idUser, values.message);

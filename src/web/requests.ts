@@ -25,6 +25,17 @@ const MAX_FIELD = 16 * 1024;
  * signature check laid out step by step for a request typed in or taken from the log. Another
  * user's request is 404, like one that does not exist.
  */
+/** A request's number as a link gives it; anything else is a 400 saying so (not "no request 0"). */
+function requestNumber(text: string): number {
+  if (!/^\d{1,15}$/.test(text) || !(Number(text) > 0)) {
+    throw badRequest(`"${text}" is not a request number.`, {
+      reason: 'request_id_invalid',
+      params: { id: text },
+    });
+  }
+  return Number(text);
+}
+
 export function requestPages(app: FastifyInstance, services: Services): void {
   const signedIn = { onRequest: requireUser };
 
@@ -54,11 +65,7 @@ export function requestPages(app: FastifyInstance, services: Services): void {
 
   app.get('/requests/:idRequest', signedIn, async (request, reply) => {
     const { idRequest } = request.params as { idRequest: string };
-    const row = await getRequest(
-      services,
-      request.user!.idUser,
-      /^\d{1,15}$/.test(idRequest) ? Number(idRequest) : 0,
-    );
+    const row = await getRequest(services, request.user!.idUser, requestNumber(idRequest));
     return render(request, reply, 'request', {
       title: 'request.title',
       titleParams: { id: row.idRequest },
@@ -80,11 +87,7 @@ export function requestPages(app: FastifyInstance, services: Services): void {
     if (fromLog !== undefined) {
       await requireUser.call(app, request, reply);
       if (reply.sent) return reply;
-      const row = await getRequest(
-        services,
-        request.user!.idUser,
-        /^\d{1,15}$/.test(fromLog) ? Number(fromLog) : 0,
-      );
+      const row = await getRequest(services, request.user!.idUser, requestNumber(fromLog));
       values.method = row.method;
       values.url = `${row.origin ?? ''}${row.path}${row.query ? `?${row.query}` : ''}`;
       values.authorization = row.authorization ?? '';
