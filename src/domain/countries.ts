@@ -43,6 +43,14 @@ export const SELLER_COUNTRY_IDS: Record<number, string> = {
   37: 'IS',
 };
 
+/**
+ * The ISO 3166 code of one of the API's country codes: the API spells Germany `D` (the rest are
+ * ISO already, `GB` included), so names can be looked up (`Intl.DisplayNames`).
+ */
+export function isoCountryCode(code: string): string {
+  return code === 'D' ? 'DE' : code;
+}
+
 /** `7`, `D`, `DE` and `de` all mean Germany; an unknown number is an error naming the field. */
 export function parseSellerCountry(value: string, field = 'sellerCountry'): string {
   const v = value.trim();

@@ -147,7 +147,6 @@ function roleIn(order: Order, idUser: number): Role {
 function refused(order: Order, action: string, role: Role, why: string): ApiError {
   return preconditionFailed(
     `Cannot ${action} order ${order.idOrder}: it is ${order.state} and you are its ${role}; ${why}`,
-    { reason: 'order_action_refused' },
   );
 }
 

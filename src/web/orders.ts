@@ -66,7 +66,7 @@ export function orderPages(app: FastifyInstance, services: Services): void {
   app.get('/orders', signedIn, async (request, reply) => {
     const q = request.query as { actor?: string; state?: string };
     const state = parseOrderState(q.state || 'paid');
-    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
+    const p = pageOf(request, LIST_PAGE_SIZE);
     const idUser = request.user!.idUser;
     const actorName =
       q.actor === 'seller' || q.actor === 'buyer'

@@ -74,7 +74,7 @@ export function stockPages(app: FastifyInstance, services: Services): void {
   app.get('/stock', signedIn, async (request, reply) => {
     const q = request.query as Record<string, string | undefined>;
     const idUser = request.user!.idUser;
-    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
+    const p = pageOf(request, LIST_PAGE_SIZE);
     const num = (v: string | undefined) => (v && /^\d{1,9}$/.test(v) ? Number(v) : undefined);
     const filter = {
       name: q.name?.trim() || undefined,
@@ -109,7 +109,7 @@ export function stockPages(app: FastifyInstance, services: Services): void {
     const idProduct = Number(values.idProduct || q.idProduct || 0);
     let found: Awaited<ReturnType<typeof findProducts>> | null = null;
     let searchError: Errors = {};
-    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
+    const p = pageOf(request, LIST_PAGE_SIZE);
     if (!idProduct && q.search !== undefined) {
       try {
         found = await findProducts(

@@ -52,7 +52,7 @@ export function wantsPages(app: FastifyInstance, services: Services): void {
   const form = { onRequest: requireUser, preHandler: app.csrfProtection };
 
   const showLists = async (request: FastifyRequest, reply: FastifyReply, failed?: Failed) => {
-    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
+    const p = pageOf(request, LIST_PAGE_SIZE);
     const lists = await listWantslists(services, request.user!.idUser);
     return render(
       request,
@@ -114,7 +114,7 @@ export function wantsPages(app: FastifyInstance, services: Services): void {
   ) => {
     const q = request.query as Record<string, string | undefined>;
     const detail = await getWantslist(services, request.user!.idUser, idWantslist);
-    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
+    const p = pageOf(request, LIST_PAGE_SIZE);
     // Adding: find by name; each card offers this printing (product) or any printing (metaproduct).
     let found: Awaited<ReturnType<typeof findProducts>> | null = null;
     let searchError: Errors = {};
@@ -258,7 +258,7 @@ export function wantsPages(app: FastifyInstance, services: Services): void {
 
   app.get('/wants/:idWantslist/items/:idWant', signedIn, async (request, reply) => {
     const idWantslist = listId(request);
-    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
+    const p = pageOf(request, LIST_PAGE_SIZE);
     const { item, total, offers } = await offersForWant(
       services,
       request.user!.idUser,

@@ -96,7 +96,7 @@ export function webhookPages(app: FastifyInstance, services: Services): void {
   app.get('/profile/webhooks/:idEndpoint', signedIn, async (request, reply) => {
     const idUser = request.user!.idUser;
     const endpoint = await ownEndpoint(services, idUser, idOf(request.params, 'idEndpoint'));
-    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
+    const p = pageOf(request, LIST_PAGE_SIZE);
     const [{ attempts, total }, appName] = await Promise.all([
       endpointAttemptsPage(services, idUser, endpoint.idEndpoint, p),
       endpointAppName(services, endpoint),

@@ -5,6 +5,7 @@
  */
 
 export const errorsEn = {
+  'errors.page_invalid': '“{value}” is not a page number (1 to {max}).',
   'errors.link_id_invalid': '“{value}” is not an id: choose from the list on the stock file page.',
   'errors.no_such_game': 'There is no game {id}.',
   'errors.request_id_invalid':
@@ -53,7 +54,6 @@ export const errorsEn = {
   'errors.offer_own': 'This offer is your own: you cannot buy it.',
   'errors.offer_short':
     'Only {available} {available|copy|copies} of this offer {available|is|are} available.',
-  'errors.order_action_refused': 'This order does not allow this now: reload it to see what it allows.',
   'errors.order_changed': 'The order changed meanwhile: reload it and try again.',
   'errors.order_merged': 'This order was merged into order {into}: pay that one.',
   'errors.order_not_payable': 'Only a bought, unpaid order can be paid.',
@@ -92,6 +92,7 @@ export const errorsEn = {
 type ErrorTexts = Record<keyof typeof errorsEn, string>;
 
 export const errorsFr: ErrorTexts = {
+  'errors.page_invalid': '« {value} » n’est pas un numéro de page (1 à {max}).',
   'errors.link_id_invalid':
     '« {value} » n’est pas un identifiant : choisissez dans la liste de la page du fichier de stock.',
   'errors.no_such_game': 'Le jeu {id} n’existe pas.',
@@ -146,8 +147,6 @@ export const errorsFr: ErrorTexts = {
   'errors.offer_own': 'Cette offre est la vôtre : vous ne pouvez pas l’acheter.',
   'errors.offer_short':
     'Seuls {available} {available|exemplaire|exemplaires} de cette offre {available|est disponible|sont disponibles}.',
-  'errors.order_action_refused':
-    'Cette commande ne le permet pas maintenant : rechargez-la pour voir ce qu’elle permet.',
   'errors.order_changed': 'La commande a changé entre-temps : rechargez-la et réessayez.',
   'errors.order_merged': 'Cette commande a été fusionnée dans la commande {into} : payez celle-ci.',
   'errors.order_not_payable': 'Seule une commande achetée et non payée peut être payée.',
@@ -186,6 +185,7 @@ export const errorsFr: ErrorTexts = {
 };
 
 export const errorsDe: ErrorTexts = {
+  'errors.page_invalid': '„{value}“ ist keine Seitenzahl (1 bis {max}).',
   'errors.link_id_invalid':
     '„{value}“ ist keine Kennung: Wählen Sie aus der Liste auf der Seite der Bestandsdatei.',
   'errors.no_such_game': 'Es gibt kein Spiel {id}.',
@@ -240,8 +240,6 @@ export const errorsDe: ErrorTexts = {
   'errors.offer_own': 'Dieses Angebot ist Ihr eigenes: Sie können es nicht kaufen.',
   'errors.offer_short':
     'Von diesem Angebot {available|ist|sind} nur {available} {available|Exemplar|Exemplare} verfügbar.',
-  'errors.order_action_refused':
-    'Diese Bestellung erlaubt das jetzt nicht: Laden Sie sie neu, um zu sehen, was sie erlaubt.',
   'errors.order_changed':
     'Die Bestellung hat sich inzwischen geändert: Laden Sie sie neu und versuchen Sie es erneut.',
   'errors.order_merged': 'Diese Bestellung wurde mit Bestellung {into} zusammengeführt: Bezahlen Sie diese.',
@@ -283,6 +281,7 @@ export const errorsDe: ErrorTexts = {
 };
 
 export const errorsEs: ErrorTexts = {
+  'errors.page_invalid': '«{value}» no es un número de página (1 a {max}).',
   'errors.link_id_invalid':
     '«{value}» no es un identificador: elige de la lista en la página del archivo de stock.',
   'errors.no_such_game': 'No existe el juego {id}.',
@@ -333,7 +332,6 @@ export const errorsEs: ErrorTexts = {
   'errors.offer_gone': 'Esta oferta ya no existe.',
   'errors.offer_own': 'Esta oferta es tuya: no puedes comprarla.',
   'errors.offer_short': 'Solo {available|queda|quedan} {available} {available|copia|copias} de esta oferta.',
-  'errors.order_action_refused': 'Este pedido no lo permite ahora: recárgalo para ver lo que permite.',
   'errors.order_changed': 'El pedido cambió mientras tanto: recárgalo e inténtalo de nuevo.',
   'errors.order_merged': 'Este pedido se fusionó con el pedido {into}: paga ese.',
   'errors.order_not_payable': 'Solo se puede pagar un pedido comprado y sin pagar.',
@@ -372,6 +370,7 @@ export const errorsEs: ErrorTexts = {
 };
 
 export const errorsIt: ErrorTexts = {
+  'errors.page_invalid': '«{value}» non è un numero di pagina (da 1 a {max}).',
   'errors.link_id_invalid':
     '«{value}» non è un identificativo: scegli dall’elenco nella pagina del file di magazzino.',
   'errors.no_such_game': 'Il gioco {id} non esiste.',
@@ -423,7 +422,6 @@ export const errorsIt: ErrorTexts = {
   'errors.offer_own': 'Questa offerta è tua: non puoi comprarla.',
   'errors.offer_short':
     'Di questa offerta {available|è disponibile|sono disponibili} solo {available} {available|copia|copie}.',
-  'errors.order_action_refused': 'Questo ordine ora non lo consente: ricaricalo per vedere cosa consente.',
   'errors.order_changed': 'L’ordine è cambiato nel frattempo: ricaricalo e riprova.',
   'errors.order_merged': 'Questo ordine è stato unito all’ordine {into}: paga quello.',
   'errors.order_not_payable': 'Si può pagare solo un ordine acquistato e non pagato.',

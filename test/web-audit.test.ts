@@ -6,7 +6,14 @@ import { payOrder } from '../src/domain/orders.js';
 import { createUser } from '../src/domain/users.js';
 import type { User } from '../src/store/schema.js';
 import { createArticle, createProduct, type ProductFixture } from './fixtures.js';
-import { ApiClient, createTestApp, DIALECTS, startTestServer, type TestServer, xmlRequest } from './helpers.js';
+import {
+  ApiClient,
+  createTestApp,
+  DIALECTS,
+  startTestServer,
+  type TestServer,
+  xmlRequest,
+} from './helpers.js';
 import { buy } from './trading-helpers.js';
 import { textOf, WebClient } from './web-client.js';
 
@@ -139,11 +146,16 @@ for (const dialect of DIALECTS) {
       assert.doesNotMatch(res.text, /is required|is not a country/);
       const api = await buyer.api.put(
         '/shoppingcart/shippingaddress',
-        xmlRequest('<name></name><street></street><zip>1</zip><city>Madrid</city><country>Atlantis</country>'),
+        xmlRequest(
+          '<name></name><street></street><zip>1</zip><city>Madrid</city><country>Atlantis</country>',
+        ),
         { json: true },
       );
       assert.equal(api.status, 400);
-      assert.equal(api.json.mkm_error_description, '"Atlantis" is not a country code (use e.g. D, FR, IT, GB).');
+      assert.equal(
+        api.json.mkm_error_description,
+        '"Atlantis" is not a country code (use e.g. D, FR, IT, GB).',
+      );
       assert.equal(api.json.internal_error_code, null);
       assert.equal(api.json.post_data_field, 'country');
     });
@@ -182,8 +194,14 @@ for (const dialect of DIALECTS) {
         phoneNumber: '+49 30 123456',
       });
       assert.equal(res.status, 400);
-      assert.equal(besideField(res.text, 'iban'), 'Ce n’est pas un IBAN (p. ex. DE89 3704 0044 0532 0130 00).');
-      assert.equal(besideField(res.text, 'bic'), 'Ce n’est pas un BIC (8 ou 11 lettres et chiffres, p. ex. COBADEFFXXX).');
+      assert.equal(
+        besideField(res.text, 'iban'),
+        'Ce n’est pas un IBAN (p. ex. DE89 3704 0044 0532 0130 00).',
+      );
+      assert.equal(
+        besideField(res.text, 'bic'),
+        'Ce n’est pas un BIC (8 ou 11 lettres et chiffres, p. ex. COBADEFFXXX).',
+      );
       assert.equal(besideField(res.text, 'bankName'), 'Ce champ est obligatoire.');
     });
 
@@ -215,6 +233,33 @@ for (const dialect of DIALECTS) {
       // A named tab is the one named.
       const asBuyer = await seller.web.get('/orders?actor=buyer');
       assert.doesNotMatch(asBuyer.text, new RegExp(`href="/orders/${idOrder}"`));
+    });
+
+    it('one paging rule on every list: not a page number is a 400 in the reader’s language', async () => {
+      for (const path of [
+        '/orders',
+        '/stock',
+        '/messages',
+        '/wants',
+        '/requests',
+        `/products/${product.idProduct}`,
+      ]) {
+        const res = await seller.web.get(`${path}?page=abc&lang=fr`);
+        assert.equal(res.status, 400, path);
+        assert.match(textOf(res.text), /« abc » n’est pas un numéro de page \(1 à 100000\)\./, path);
+      }
+      assert.equal((await seller.web.get('/orders?page=2')).status, 200);
+    });
+
+    it('countries by name in the reader’s language, not as codes', async () => {
+      const page = await buyer.web.get(`/users/${seller.user.idUser}?lang=fr`);
+      assert.equal(page.status, 200);
+      assert.match(page.text, /<dd data-country="D">Allemagne<\/dd>/);
+      const profile = await buyer.web.get('/profile?lang=de');
+      assert.match(textOf(profile.text), /10115 Berlin \(Deutschland\)/);
+      await createArticle(server, seller.user, product, { count: 1 });
+      const offers = await buyer.web.get(`/products/${product.idProduct}?lang=it`);
+      assert.match(offers.text, /<span class="tag" data-country="D">Germania<\/span>/);
     });
 
     it("the stock file's game: not an id is a 400, an unknown game a 404", async () => {
