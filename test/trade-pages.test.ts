@@ -170,7 +170,10 @@ for (const dialect of DIALECTS) {
         comment: '',
       });
       assert.equal(noComment.status, 400);
-      assert.match(noComment.text, /id="comment-error">A comment is required unless every grade is “very good”\./);
+      assert.match(
+        noComment.text,
+        /id="comment-error">A comment is required unless every grade is “very good”\./,
+      );
       assert.equal((await buyer.api.get(`/order/${idOrder}`, { json: true })).json.order.evaluation, null);
       const evaluated = await buyer.web.post(`/orders/${idOrder}/evaluation`, {
         evaluationGrade: '2',
