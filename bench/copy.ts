@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 
@@ -104,4 +105,21 @@ export async function settlePostgres(url: string): Promise<void> {
   } finally {
     await target.end();
   }
+}
+
+/** A fresh PostgreSQL schema for one scenario in the database of `baseUrl`, dropped after it. */
+export async function postgresSchema(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const schema = `bench_${randomBytes(5).toString('hex')}`;
+  const run = async (text: string) => {
+    const c = new pg.Client({ connectionString: baseUrl });
+    await c.connect();
+    try {
+      await c.query(text);
+    } finally {
+      await c.end();
+    }
+  };
+  await run(`create schema "${schema}"`);
+  const url = `${baseUrl}${baseUrl.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  return { url, drop: () => run(`drop schema "${schema}" cascade`) };
 }

@@ -7,22 +7,28 @@
  * the measured requests only, which is repeatable under any load. Compare two checkouts by running
  * it in each, interleaved.
  *
- * Options: --only <substring>, --requests N (2000 per round), --rounds N (5), --warmup N (500),
- * --concurrency N (50 requests in flight, as the load generator's connections),
+ * Options: --only <substring> (--exact: the whole name), --requests N (2000 per round), --rounds N (5), --warmup N (500),
+ * --concurrency N (50 requests in flight, as the load generator's connections; sequential scenarios
+ * such as the checkout send their own number one at a time after 3 of warm-up),
  * --callgrind (switches callgrind's instrumentation on for the measured requests only),
  * --profile <dir> (a V8 CPU profile of the measured requests only, one file per scenario, for
- * `node bench/profile.mjs`: preparing the database stays out of it).
+ * `node bench/profile.mjs`: preparing the database stays out of it),
+ * --dialect sqlite|postgres (sqlite; postgres runs on a fresh schema of TEST_POSTGRES_URL, filled as
+ * `npm run bench` fills it, and adds the CPU of the pool's PostgreSQL backends and the statements
+ * sent per request), --queries (prints each statement's text and count per request, PostgreSQL only).
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { authorizationHeader } from '../src/auth/client.js';
 import { testConfig } from '../src/config.js';
 import { createServices } from '../src/services.js';
+import { copySqliteIntoPostgres, postgresSchema, settlePostgres } from './copy.js';
 import { BENCH_SECRET_KEY } from './prepare.js';
 import type { Scenario } from './scenario.js';
 import { scenarios } from './scenarios/index.js';
@@ -30,18 +36,78 @@ import { scenarios } from './scenarios/index.js';
 const { values: opts } = parseArgs({
   options: {
     only: { type: 'string' },
+    exact: { type: 'boolean', default: false },
     requests: { type: 'string', default: '2000' },
     rounds: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '500' },
     concurrency: { type: 'string', default: '50' },
     callgrind: { type: 'boolean', default: false },
     profile: { type: 'string' },
+    dialect: { type: 'string', default: 'sqlite' },
+    queries: { type: 'boolean', default: false },
   },
 });
-const perRound = Number(opts.requests);
+const dialect = opts.dialect;
+if (dialect !== 'sqlite' && dialect !== 'postgres') throw new Error('--dialect is sqlite or postgres');
+const postgresUrl = process.env.TEST_POSTGRES_URL;
+if (dialect === 'postgres' && !postgresUrl) throw new Error('--dialect postgres needs TEST_POSTGRES_URL');
+/** Every message pg sends that runs statements (a query, or an extended-protocol Sync). */
+let sent = 0;
+/** The harness's own statements (reading the backends' CPU) are not the server's. */
+let counting = true;
+const sentTexts = new Map<string, number>();
+if (dialect === 'postgres') {
+  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    if (counting) sent++;
+    if (counting && opts.queries) {
+      const q = args[0] as string | { text: string; name?: string };
+      const text = typeof q === 'string' ? q : `${q.name ? `[${q.name}] ` : ''}${q.text}`;
+      sentTexts.set(text, (sentTexts.get(text) ?? 0) + 1);
+    }
+    return query.apply(this, args);
+  } as typeof pg.Client.prototype.query;
+}
+const APPLICATION = `inject_${process.pid}`;
+
+/**
+ * User + system CPU (µs) of each of this run's PostgreSQL backends, by pid, read from /proc (same
+ * machine only). A round's figure sums the backends alive at both ends: one the pool closed while
+ * idle (sequential scenarios) would otherwise take its whole life's CPU out of the round.
+ */
+async function backendCpu(url: string): Promise<Map<number, number> | undefined> {
+  const c = new pg.Client({ connectionString: url });
+  counting = false;
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ pid: number }>(
+      'select pid from pg_stat_activity where application_name = $1',
+      [APPLICATION],
+    );
+    const cpu = new Map<number, number>();
+    for (const { pid } of rows) {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      cpu.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100);
+    }
+    return cpu;
+  } catch {
+    return undefined;
+  } finally {
+    await c.end();
+    counting = true;
+  }
+}
+
+function backendDelta(before: Map<number, number>, after: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, cpu] of after) sum += cpu - (before.get(pid) ?? 0);
+  return sum;
+}
+const perRoundOption = Number(opts.requests);
 const rounds = Number(opts.rounds);
-const warmup = Number(opts.warmup);
-const concurrency = Number(opts.concurrency);
+const warmupOption = Number(opts.warmup);
+const concurrencyOption = Number(opts.concurrency);
 const HOST = '127.0.0.1:18080';
 
 const callgrind = (what: 'on' | 'off') => {
@@ -49,12 +115,23 @@ const callgrind = (what: 'on' | 'off') => {
 };
 
 async function run(scenario: Scenario): Promise<void> {
-  if (scenario.sequential) return;
+  // One-shot writes (a checkout empties its cart) go one at a time, each request a new one, as
+  // `npm run bench` sends them; the background work a round leaves is settled outside the measure.
+  const perRound = scenario.sequential ? scenario.sequential.requests : perRoundOption;
+  const warmup = scenario.sequential ? 3 : warmupOption;
+  const concurrency = scenario.sequential ? 1 : concurrencyOption;
   const dir = mkdtempSync(join(tmpdir(), 'cardbazaar-inject-'));
+  let drop: (() => Promise<void>) | undefined;
   try {
-    const databaseUrl = join(dir, 'bench.sqlite');
+    let databaseUrl = join(dir, 'bench.sqlite');
     const prepared = scenario.database ? await scenario.database() : undefined;
-    if (prepared) copyFileSync(prepared, databaseUrl);
+    if (dialect === 'postgres') {
+      const schema = await postgresSchema(postgresUrl!);
+      databaseUrl = `${schema.url}&application_name=${APPLICATION}`;
+      drop = schema.drop;
+    } else if (prepared) {
+      copyFileSync(prepared, databaseUrl);
+    }
     const big = 1_000_000_000_000;
     const services = await createServices(
       testConfig({
@@ -70,8 +147,13 @@ async function run(scenario: Scenario): Promise<void> {
         limitsConcurrentGroups: [],
       }),
     );
+    if (dialect === 'postgres' && prepared) await copySqliteIntoPostgres(prepared, databaseUrl);
     const state = await scenario.prepare(services);
-    if (scenario.request(state, -1).page) return;
+    if (dialect === 'postgres') await settlePostgres(databaseUrl);
+    if (scenario.request(state, -1).page) {
+      await services.close();
+      return;
+    }
     const app = await buildApp(services);
     await app.ready();
     let i = 0;
@@ -109,6 +191,11 @@ async function run(scenario: Scenario): Promise<void> {
     };
     const bytes = await send(signed(warmup));
     const perRequest: number[] = [];
+    const system: number[] = [];
+    const wall: number[] = [];
+    const backend: number[] = [];
+    const trips: number[] = [];
+    sentTexts.clear();
     const session = opts.profile ? new Session() : undefined;
     if (session) {
       session.connect();
@@ -117,12 +204,23 @@ async function run(scenario: Scenario): Promise<void> {
     }
     for (let r = 0; r < rounds; r++) {
       const batch = signed(perRound);
+      const backendBefore = dialect === 'postgres' ? await backendCpu(databaseUrl) : undefined;
+      const sentBefore = sent;
+      const started = performance.now();
       const before = process.cpuUsage();
       callgrind('on');
       await send(batch);
       callgrind('off');
       const used = process.cpuUsage(before);
+      wall.push(((performance.now() - started) * 1000) / perRound);
       perRequest.push((used.user + used.system) / perRound);
+      system.push(used.system / perRound);
+      trips.push((sent - sentBefore) / perRound);
+      const backendAfter = dialect === 'postgres' ? await backendCpu(databaseUrl) : undefined;
+      if (scenario.afterRound) await scenario.afterRound(state);
+      if (backendBefore !== undefined && backendAfter !== undefined) {
+        backend.push(backendDelta(backendBefore, backendAfter) / perRound);
+      }
     }
     if (session) {
       const { profile } = await session.post('Profiler.stop');
@@ -131,19 +229,37 @@ async function run(scenario: Scenario): Promise<void> {
       writeFileSync(file, JSON.stringify(profile));
       session.disconnect();
     }
-    perRequest.sort((a, b) => a - b);
+    const summary = (xs: number[], digits = 1) => {
+      xs.sort((a, b) => a - b);
+      const f = (x: number) => x.toFixed(digits);
+      return `${f(xs[Math.floor(xs.length / 2)]!)} (${f(xs[0]!)}–${f(xs.at(-1)!)})`;
+    };
     console.log(
-      `${scenario.name}: ${perRequest[Math.floor(rounds / 2)]!.toFixed(1)} µs CPU per request ` +
-        `(${perRequest[0]!.toFixed(1)}–${perRequest.at(-1)!.toFixed(1)} over ${rounds} rounds of ${perRound}), ${bytes} bytes`,
+      `${scenario.name}: ${summary(perRequest)} µs CPU per request (system ${summary(system)}) ` +
+        `over ${rounds} rounds of ${perRound}, ${bytes} bytes; wall ${summary(wall)} µs per request, ${dialect}` +
+        (dialect === 'postgres'
+          ? `; ${summary(trips, 2)} statements sent per request` +
+            (backend.length > 0 ? `, PostgreSQL backends ${summary(backend)} µs CPU per request` : '')
+          : ''),
     );
+    if (opts.queries) {
+      const total = rounds * perRound;
+      // Batched writes (nonces, the request log) vary in length: their many texts are left out.
+      for (const [text, n] of [...sentTexts]
+        .sort((a, b) => b[1] - a[1])
+        .filter(([, n]) => n / total >= 0.001)) {
+        console.log(`  ${(n / total).toFixed(3)} × ${text.replace(/\s+/g, ' ').slice(0, 200)}`);
+      }
+    }
     await app.close();
     await services.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    if (drop) await drop();
   }
 }
 
 for (const scenario of scenarios) {
-  if (opts.only && !scenario.name.includes(opts.only)) continue;
+  if (opts.only && !(opts.exact ? scenario.name === opts.only : scenario.name.includes(opts.only))) continue;
   await run(scenario as Scenario);
 }

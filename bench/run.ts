@@ -19,17 +19,15 @@
  * BENCH_CATALOG_SMALL_SCALE, BENCH_CATALOG_LARGE_SCALE, BENCH_STOCK_ARTICLES.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { authorizationHeader } from '../src/auth/client.js';
 import { testConfig } from '../src/config.js';
 import { createServices } from '../src/services.js';
-import { copySqliteIntoPostgres, settlePostgres } from './copy.js';
+import { copySqliteIntoPostgres, postgresSchema, settlePostgres } from './copy.js';
 import { BENCH_SECRET_KEY } from './prepare.js';
 import type { BenchRequest, Scenario } from './scenario.js';
 import { scenarios } from './scenarios/index.js';
@@ -301,23 +299,6 @@ async function withCpu(pid: number | undefined, run: () => Promise<LoadResult>):
   return result;
 }
 
-/** A fresh PostgreSQL schema for one scenario, dropped after it. */
-async function postgresSchema(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const schema = `bench_${randomBytes(5).toString('hex')}`;
-  const run = async (text: string) => {
-    const c = new pg.Client({ connectionString: postgresUrl });
-    await c.connect();
-    try {
-      await c.query(text);
-    } finally {
-      await c.end();
-    }
-  };
-  await run(`create schema "${schema}"`);
-  const url = `${postgresUrl}${postgresUrl!.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-  return { url, drop: () => run(`drop schema "${schema}" cascade`) };
-}
-
 /**
  * What the generator and a bare node:http server reach on a small fixed answer, measured once at
  * the start: the ceiling of any baseline in this run. Rounds whose baseline stays well below it
@@ -369,7 +350,7 @@ async function runScenario(scenario: Scenario, index: number, capacity: number):
     const prepareStarted = performance.now();
     const prepared = scenario.database ? await scenario.database() : undefined;
     if (dialect === 'postgres') {
-      const schema = await postgresSchema();
+      const schema = await postgresSchema(postgresUrl!);
       databaseUrl = schema.url;
       drop = schema.drop;
     } else if (prepared) {

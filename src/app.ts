@@ -12,6 +12,7 @@ import { ApiError } from './errors.js';
 import { checkExpect, EXPECT_LIMIT, installBodyParsing } from './http/body.js';
 import { clientErrorHandler, rawErrorResponse } from './http/client-errors.js';
 import { installConnectionCap, timeoutOptions } from './http/connections.js';
+import { installRequestsInFlight } from './http/in-flight.js';
 import { installSandboxControl, resetAfterRestore, SandboxControl } from './http/control.js';
 import { installCors, setCorsHeaders } from './http/cors.js';
 import { faultHook } from './http/faults.js';
@@ -126,6 +127,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   });
 
   installConnectionCap(app, config);
+  installRequestsInFlight(app, services.requestsInFlight);
   installRequestLog(app, services);
   installCors(app);
   installVersions(app, config, services.wallClock);

@@ -11,6 +11,7 @@ import { EventDispatcher } from './domain/events.js';
 import { registerEventHandlers } from './domain/handlers.js';
 import { registerUserEventHandlers } from './domain/user-events.js';
 import { WebhookDeliverer } from './domain/webhooks.js';
+import { RequestsInFlight } from './http/in-flight.js';
 import { exportUrl } from './domain/exports.js';
 import { createLimitStore } from './limits/create-store.js';
 import type { LimitStore } from './limits/store.js';
@@ -42,6 +43,8 @@ export interface Services extends DomainContext {
   events: EventDispatcher;
   /** Sends the webhook deliveries (src/domain/webhooks.ts); started by `serve`. */
   webhooks: WebhookDeliverer;
+  /** The requests being answered now, counted by the app's hook; deliveries give way to them. */
+  requestsInFlight: RequestsInFlight;
   /** Sends the website's emails (password reset links) when SMTP_URL is set. */
   mailer: Mailer | undefined;
   /** Buffers the request log's rows and writes them in batches; undefined when REQUEST_LOG_ROWS is 0. */
@@ -130,7 +133,15 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     const ctx = { database, clock };
     const events = new EventDispatcher(ctx);
     registerEventHandlers(events);
-    const webhooks = new WebhookDeliverer({ ...ctx, wallClock, serverKey, config, log });
+    const requestsInFlight = new RequestsInFlight();
+    const webhooks = new WebhookDeliverer({
+      ...ctx,
+      wallClock,
+      serverKey,
+      config,
+      log,
+      foreground: requestsInFlight,
+    });
     registerUserEventHandlers(events, {
       exportUrl: (e) => exportUrl(config, serverKey, e),
       deliveriesQueued: () => webhooks.wake(),
@@ -160,6 +171,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       redis,
       events,
       webhooks,
+      requestsInFlight,
       mailer,
       requestLog,
       log,

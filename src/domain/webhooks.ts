@@ -8,7 +8,7 @@ import { newSalt } from '../auth/credentials.js';
 import type { Clock } from '../clock.js';
 import type { Tx } from '../store/db.js';
 import { badRequest, notFound } from '../errors.js';
-import { mapEvent } from '../mappers/event.js';
+import { eventJson } from '../mappers/event.js';
 import { findAppById, listAppsOfUser } from '../store/apps.js';
 import type { App, WebhookEndpoint } from '../store/schema.js';
 import {
@@ -21,12 +21,13 @@ import {
   endpointsOfApps,
   failPendingDeliveries,
   findDelivery,
-  completeAttempt,
+  completeAttempts,
   findEndpoint,
   insertEndpoint,
   pruneWebhookHistory,
   releaseDeliveries,
   requeueDelivery,
+  settleDelivered,
   settleDelivery,
   updateEndpoint,
 } from '../store/webhooks.js';
@@ -355,9 +356,9 @@ function agentFor(protocol: string): http.Agent {
  * endpoint was registered).
  */
 export function postJson(
-  target: string,
+  target: string | URL,
   body: string,
-  headers: Record<string, string>,
+  headers: Record<string, string | number>,
   timeoutMs: number,
   refusePrivate: boolean,
 ): Promise<PostResult> {
@@ -370,7 +371,7 @@ export function postJson(
   return new Promise((resolve) => {
     let url: URL;
     try {
-      url = new URL(target);
+      url = typeof target === 'string' ? new URL(target) : target;
     } catch {
       resolve(done(null, 'invalid address'));
       return;
@@ -379,30 +380,6 @@ export function postJson(
       resolve(done(null, 'refused: private or loopback address'));
       return;
     }
-    const lookup = (
-      hostname: string,
-      options: object,
-      callback: (
-        err: NodeJS.ErrnoException | null,
-        address: string | LookupAddress[],
-        family?: number,
-      ) => void,
-    ) => {
-      dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-        if (err) return callback(err, []);
-        const list = addresses as LookupAddress[];
-        if (refusePrivate && list.some((a) => isPrivateAddress(a.address))) {
-          return callback(
-            Object.assign(new Error('refused: resolves to a private or loopback address'), {
-              code: 'EPRIVATE',
-            }),
-            [],
-          );
-        }
-        if ((options as { all?: boolean }).all) return callback(null, list);
-        callback(null, list[0]!.address, list[0]!.family);
-      });
-    };
     const client = url.protocol === 'https:' ? https : http;
     let settled = false;
     const finish = (r: PostResult) => {
@@ -411,12 +388,13 @@ export function postJson(
       clearTimeout(timer);
       resolve(r);
     };
+    headers['Content-Length'] = Buffer.byteLength(body);
     const req = client.request(
       url,
       {
         method: 'POST',
-        headers: { ...headers, 'Content-Length': Buffer.byteLength(body) },
-        lookup: lookup as never,
+        headers,
+        lookup: (refusePrivate ? lookupPublic : lookupAny) as never,
         agent: agentFor(url.protocol),
       },
       (res) => {
@@ -437,8 +415,9 @@ export function postJson(
             res.destroy();
           }
         });
-        res.on('end', () => finish(done(res.statusCode ?? null, Buffer.concat(chunks).toString('utf8'))));
-        res.on('error', () => finish(done(res.statusCode ?? null, Buffer.concat(chunks).toString('utf8'))));
+        const answered = () => finish(done(res.statusCode ?? null, text(chunks)));
+        res.on('end', answered);
+        res.on('error', answered);
       },
     );
     const timer = setTimeout(() => {
@@ -450,6 +429,41 @@ export function postJson(
   });
 }
 
+const text = (chunks: Buffer[]) =>
+  chunks.length === 0
+    ? ''
+    : chunks.length === 1
+      ? chunks[0]!.toString('utf8')
+      : Buffer.concat(chunks).toString('utf8');
+
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/** A connection's address lookup, refusing (with `refusePrivate`) names that resolve inside the network. */
+function lookupWith(refusePrivate: boolean) {
+  return (hostname: string, options: object, callback: LookupCallback) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const list = addresses as LookupAddress[];
+      if (refusePrivate && list.some((a) => isPrivateAddress(a.address))) {
+        return callback(
+          Object.assign(new Error('refused: resolves to a private or loopback address'), {
+            code: 'EPRIVATE',
+          }),
+          [],
+        );
+      }
+      if ((options as { all?: boolean }).all) return callback(null, list);
+      callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+}
+const lookupPublic = lookupWith(true);
+const lookupAny = lookupWith(false);
+
 /** The delay before retry number `attempts` (1 = the first retry): doubling, capped, jittered. */
 export function retryDelay(attempts: number): number {
   const base = Math.min(FIRST_RETRY_MS * 2 ** Math.min(attempts - 1, 30), MAX_RETRY_DELAY_MS);
@@ -458,14 +472,33 @@ export function retryDelay(attempts: number): number {
   return Math.round(base / 2 + randomInt(0, Math.floor(base / 2) + 1));
 }
 
+/**
+ * The process's foreground work (its API requests and pages), which deliveries give way to:
+ * `idle` resolves once none is under way, or after `maxWaitMs` at the latest.
+ */
+export interface Foreground {
+  idle(maxWaitMs: number): Promise<void>;
+}
+
+/**
+ * The longest a delivery waits for the requests in flight to end. Under constant load each
+ * endpoint still gets a delivery this often (a few per cent of one core), so deliveries fall behind
+ * but never stop, and a claimed batch of 50 waits at most half a second in all, far inside its lease.
+ */
+export const FOREGROUND_WAIT_MS = 10;
+
 export interface DelivererContext extends DomainContext {
   wallClock: Clock;
   serverKey: string;
   config: WebhookSettings;
   log?: Logger;
+  /** Requests come first: each delivery waits for them (see `FOREGROUND_WAIT_MS`). */
+  foreground?: Foreground;
 }
 
 const CLAIM_BATCH = 50;
+
+const isSuccess = (r: PostResult) => r.status !== null && r.status >= 200 && r.status < 300;
 
 /** One attempt's outcome, waiting to be recorded. */
 interface Outcome {
@@ -532,8 +565,21 @@ export class WebhookDeliverer {
       if (claimed.length === 0 && !this.again) return attempts;
       // In order per endpoint; endpoints side by side.
       const byEndpoint = new Map<number, ClaimedDelivery[]>();
-      for (const c of claimed)
-        byEndpoint.set(c.endpoint.idEndpoint, [...(byEndpoint.get(c.endpoint.idEndpoint) ?? []), c]);
+      for (const c of claimed) {
+        const list = byEndpoint.get(c.endpoint.idEndpoint);
+        if (list) list.push(c);
+        else byEndpoint.set(c.endpoint.idEndpoint, [c]);
+      }
+      // An endpoint's secret is derived and its address parsed once a pass, not once a delivery.
+      const secrets = new Map<number, string>();
+      const urls = new Map<number, URL>();
+      for (const id of byEndpoint.keys()) {
+        try {
+          urls.set(id, new URL(byEndpoint.get(id)![0]!.endpoint.url));
+        } catch {
+          // postJson answers "invalid address" for it.
+        }
+      }
       // Outcomes are recorded several to a transaction (a transaction per attempt cost about as
       // much as sending it), at the end of an endpoint's list, or once half the lease has gone,
       // while the claim still holds. A process killed before recording a success sends that
@@ -544,7 +590,8 @@ export class WebhookDeliverer {
         [...byEndpoint.values()].map(async (list) => {
           const outcomes: Outcome[] = [];
           for (const [i, c] of list.entries()) {
-            outcomes.push(await this.send(c));
+            await this.ctx.foreground?.idle(FOREGROUND_WAIT_MS);
+            outcomes.push(await this.send(c, secrets, urls));
             attempts++;
             if (this.ctx.wallClock.now() - wallNow > this.leaseMs / 2) {
               await this.record(outcomes.splice(0), token, list.slice(i + 1));
@@ -564,13 +611,21 @@ export class WebhookDeliverer {
     await pruneWebhookHistory(this.ctx.database.db, now - HISTORY_MS);
   }
 
-  private async send(c: ClaimedDelivery): Promise<Outcome> {
-    const body = JSON.stringify(mapEvent(c.event));
+  private async send(
+    c: ClaimedDelivery,
+    secrets: Map<number, string>,
+    urls: Map<number, URL>,
+  ): Promise<Outcome> {
+    const body = eventJson(c.event);
     const unix = Math.floor(this.ctx.wallClock.now() / 1000);
-    const secret = endpointSecret(this.ctx.serverKey, c.endpoint);
+    let secret = secrets.get(c.endpoint.idEndpoint);
+    if (secret === undefined) {
+      secret = endpointSecret(this.ctx.serverKey, c.endpoint);
+      secrets.set(c.endpoint.idEndpoint, secret);
+    }
     const startedAt = this.ctx.clock.now();
     const result = await postJson(
-      c.endpoint.url,
+      urls.get(c.endpoint.idEndpoint) ?? c.endpoint.url,
       body,
       {
         'Content-Type': 'application/json; charset=utf-8',
@@ -588,9 +643,38 @@ export class WebhookDeliverer {
 
   private record(outcomes: Outcome[], token: string, unsent: ClaimedDelivery[] = []): Promise<void> {
     return this.ctx.database.transaction(async (tx) => {
+      // What happened on the wire is kept even when the lease was lost meanwhile.
+      await completeAttempts(
+        tx,
+        outcomes.map(({ c, result, startedAt }) => ({
+          idAttempt: c.idAttempt,
+          at: startedAt,
+          status: result.status,
+          durationMs: result.durationMs,
+          response: result.response,
+        })),
+      );
+      // A success on an endpoint that was not failing when claimed, with no failure before it in
+      // this batch, only settles its delivery: those are settled together in one statement,
+      // finished when the batch's last of them was answered. The rest are recorded one by one.
+      const delivered: number[] = [];
+      let deliveredAt = 0;
+      const rest: Outcome[] = [];
+      const failing = new Set<number>();
+      for (const outcome of outcomes) {
+        const { c, result, now } = outcome;
+        if (!isSuccess(result)) failing.add(c.endpoint.idEndpoint);
+        else if (c.endpoint.failingSince === null && !failing.has(c.endpoint.idEndpoint)) {
+          delivered.push(c.delivery.idDelivery);
+          deliveredAt = Math.max(deliveredAt, now);
+          continue;
+        }
+        rest.push(outcome);
+      }
+      await settleDelivered(tx, delivered, token, deliveredAt);
       // Endpoints a failure of this batch may have marked failing since they were claimed.
       const failed = new Set<number>();
-      for (const outcome of outcomes) await this.recordOne(tx, outcome, token, failed);
+      for (const outcome of rest) await this.recordOne(tx, outcome, token, failed);
       await releaseDeliveries(
         tx,
         unsent.map((c) => ({ idDelivery: c.delivery.idDelivery, idAttempt: c.idAttempt })),
@@ -601,11 +685,11 @@ export class WebhookDeliverer {
 
   private async recordOne(
     tx: Tx,
-    { c, result, startedAt, now }: Outcome,
+    { c, result, now }: Outcome,
     token: string,
     failed: Set<number>,
   ): Promise<void> {
-    const ok = result.status !== null && result.status >= 200 && result.status < 300;
+    const ok = isSuccess(result);
     if (!ok) failed.add(c.endpoint.idEndpoint);
     // The claim counted this attempt already.
     const attempts = c.delivery.attempts;
@@ -615,13 +699,6 @@ export class WebhookDeliverer {
       : now >= giveUpAt
         ? { state: 'failed' as const, finishedAt: now }
         : { nextAttemptAt: Math.min(now + retryDelay(attempts), giveUpAt) };
-    // What happened on the wire is kept even when the lease was lost meanwhile.
-    await completeAttempt(tx, c.idAttempt, {
-      at: startedAt,
-      status: result.status,
-      durationMs: result.durationMs,
-      response: result.response,
-    });
     // Lost the lease (this attempt outlived it): the delivery belongs to whoever claimed it since.
     if (!(await settleDelivery(tx, c.delivery.idDelivery, token, changes))) return;
     // A success on an endpoint that was not failing when claimed has nothing more to record.

@@ -36,6 +36,19 @@ export function mapEvent(e: UserEvent): Static<typeof EventSchema> {
 
 const CENTS = '$cents';
 
+/** `{"$cents":n}` as `encodeEventData` writes it. Inside a JSON string every `"` is escaped, so this never matches text. */
+const STORED_MONEY = /\{"\$cents":(-?[0-9.eE+-]+)\}/g;
+
+/**
+ * The Event entity in JSON, byte for byte what `JSON.stringify(mapEvent(e))` writes, built from the
+ * stored text without parsing it: a webhook delivery sends one for every event, and parsing the
+ * data back into objects (and money into `Money`) only to write it again was most of its cost.
+ */
+export function eventJson(e: UserEvent): string {
+  const data = e.payload.replace(STORED_MONEY, (_, cents: string) => String(Number(cents) / 100));
+  return `{"idEvent":${e.idEvent},"type":${JSON.stringify(e.type)},"created":${JSON.stringify(timestamp(e.createdAt))},"idUser":${e.idUser},"data":${data}}`;
+}
+
 /** The stored form of a mapped tree: JSON, with every `Money` as `{"$cents": n}`. */
 export function encodeEventData(tree: unknown): string {
   return JSON.stringify(tree, function (this: Record<string, unknown>, key, value: unknown) {

@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema.js';
+import { isStalePlanError, StatementNames } from './pg-statements.js';
 import { CachingSqliteDialect } from './sqlite-dialect.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -18,7 +19,8 @@ export interface Database {
   readonly location: string;
   /**
    * Runs `fn` in one transaction: all of it is written or none. On PostgreSQL a serialization
-   * failure or deadlock is retried a few times, since the loser of such a race did nothing wrong.
+   * failure or deadlock is retried a few times, since the loser of such a race did nothing wrong,
+   * and so is a statement whose prepared plan another instance's migration made stale.
    */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   ping(): Promise<boolean>;
@@ -93,6 +95,8 @@ function openPostgres(url: string): Database {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  const statements = new StatementNames();
+  pool.on('connect', (client) => statements.install(client));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   let closed = false;
   return {
@@ -105,7 +109,8 @@ function openPostgres(url: string): Database {
           return await db.transaction().execute(fn);
         } catch (err) {
           const code = (err as { code?: string }).code;
-          if (attempt >= 5 || !code || !RETRYABLE_PG_CODES.has(code)) throw err;
+          const retryable = (code !== undefined && RETRYABLE_PG_CODES.has(code)) || isStalePlanError(err);
+          if (attempt >= 5 || !retryable) throw err;
           await new Promise((r) => setTimeout(r, 5 * attempt + Math.random() * 10));
         }
       }

@@ -2,6 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { type Compilable, CompiledQuery, type Kysely, type QueryResult, SqliteAdapter } from 'kysely';
 import { type Executor, sqliteHandles } from './db.js';
 import type { DB } from './schema.js';
+import { rowsOf } from './sqlite-dialect.js';
 
 /**
  * Hot-path reads built and compiled once, then run with new parameters: Kysely otherwise builds and
@@ -44,7 +45,7 @@ export function prepared<Row, Args extends unknown[]>(
         stmt = raw.prepare(compiled.sql);
         statements.set(raw, stmt);
       }
-      return stmt.all(args) as Row[];
+      return rowsOf<Row>(stmt, args);
     }
     const result = await db.executeQuery<Row>(CompiledQuery.raw(compiled.sql, args));
     return result.rows;

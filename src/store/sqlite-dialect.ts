@@ -37,6 +37,50 @@ export class CachingSqliteDialect implements Dialect {
 
 const MAX_CACHED_STATEMENTS = 500;
 
+/** Rows as arrays into row objects, for one statement's columns. */
+interface Shape {
+  build: (values: unknown[]) => Record<string, unknown>;
+  columns: number;
+}
+const shapes = new WeakMap<BetterSqlite3.Statement, Shape>();
+
+function shapeOf(stmt: BetterSqlite3.Statement): Shape {
+  const names = stmt.columns().map((c) => c.name);
+  // A computed key for `__proto__`: as a plain key it would set the object's prototype.
+  const fields = names.map((name, i) =>
+    name === '__proto__' ? `[${JSON.stringify(name)}]: v[${i}]` : `${JSON.stringify(name)}: v[${i}]`,
+  );
+  const shape: Shape = {
+    build: new Function('v', `return { ${fields.join(', ')} };`) as Shape['build'],
+    columns: names.length,
+  };
+  shapes.set(stmt, shape);
+  return shape;
+}
+
+/**
+ * A reading statement's rows as objects keyed by column name, the same objects better-sqlite3
+ * gives (a repeated name keeps its first position and its last value, as there), built in
+ * JavaScript from the statement's rows as arrays: better-sqlite3 sets each column of each row
+ * object through V8's API, which costs twice what reading the values does (a page of 100 orders
+ * spent about a millisecond per statement on it). One object literal per statement, compiled from
+ * its column names, gives every row the same shape at once.
+ */
+export function rowsOf<R>(stmt: BetterSqlite3.Statement, params: unknown[]): R[] {
+  let shape = shapes.get(stmt);
+  if (shape === undefined) {
+    stmt.raw(true);
+    shape = shapeOf(stmt);
+  }
+  const values = stmt.all(params) as unknown[][];
+  // A schema change (a migration, a snapshot loaded) makes SQLite prepare `select *` again with
+  // other columns: the shape follows.
+  if (values.length > 0 && values[0]!.length !== shape.columns) shape = shapeOf(stmt);
+  const rows = new Array<R>(values.length);
+  for (let i = 0; i < values.length; i++) rows[i] = shape.build(values[i]!) as R;
+  return rows;
+}
+
 class CachingSqliteConnection implements DatabaseConnection {
   private readonly cache = new Map<string, BetterSqlite3.Statement>();
   constructor(private readonly db: BetterSqlite3.Database) {}
@@ -57,7 +101,7 @@ class CachingSqliteConnection implements DatabaseConnection {
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const stmt = this.statement(compiled.sql);
     const params = compiled.parameters as unknown[];
-    if (stmt.reader) return { rows: stmt.all(params) as R[] };
+    if (stmt.reader) return { rows: rowsOf<R>(stmt, params) };
     const { changes, lastInsertRowid } = stmt.run(params);
     return {
       numAffectedRows: BigInt(changes),

@@ -299,13 +299,54 @@ export async function releaseDeliveries(
   await db.deleteFrom('webhookAttempts').where('idAttempt', 'in', records).execute();
 }
 
-/** Writes an attempt's outcome into the record its claim opened. */
-export async function completeAttempt(
+/**
+ * Writes attempts' outcomes into the records their claims opened, in one statement (a statement
+ * per attempt cost about a tenth of a delivery). The values are cast so that PostgreSQL knows
+ * their types inside the `CASE`.
+ */
+export async function completeAttempts(
   db: Executor,
-  idAttempt: number,
-  outcome: Pick<WebhookAttempt, 'at' | 'status' | 'durationMs' | 'response'>,
+  outcomes: Array<Pick<WebhookAttempt, 'idAttempt' | 'at' | 'status' | 'durationMs' | 'response'>>,
 ): Promise<void> {
-  await db.updateTable('webhookAttempts').set(outcome).where('idAttempt', '=', idAttempt).execute();
+  if (outcomes.length === 0) return;
+  const column = <K extends 'at' | 'status' | 'durationMs' | 'response'>(key: K, type: string) =>
+    sql<WebhookAttempt[K]>`case ${sql.ref('idAttempt')} ${sql.join(
+      outcomes.map((o) => sql`when ${o.idAttempt} then cast(${o[key]} as ${sql.raw(type)})`),
+      sql` `,
+    )} end`;
+  await db
+    .updateTable('webhookAttempts')
+    .set({
+      at: column('at', 'bigint'),
+      status: column('status', 'integer'),
+      durationMs: column('durationMs', 'integer'),
+      response: column('response', 'text'),
+    })
+    .where(
+      'idAttempt',
+      'in',
+      outcomes.map((o) => o.idAttempt),
+    )
+    .execute();
+}
+
+/**
+ * Settles claimed deliveries that succeeded, while this instance's lease on each holds (see
+ * `settleDelivery`).
+ */
+export async function settleDelivered(
+  db: Executor,
+  idDeliveries: number[],
+  leaseToken: string,
+  finishedAt: number,
+): Promise<void> {
+  if (idDeliveries.length === 0) return;
+  await db
+    .updateTable('webhookDeliveries')
+    .set({ state: 'delivered', finishedAt, leaseUntil: null, leaseToken: null })
+    .where('idDelivery', 'in', idDeliveries)
+    .where('leaseToken', '=', leaseToken)
+    .execute();
 }
 
 /**
