@@ -54,6 +54,13 @@ export interface ApiErrorOptions {
   code?: string;
   /** Extra response headers (e.g. `Retry-After`, the sandbox's base string). */
   headers?: Record<string, string>;
+  /**
+   * What the website's dictionaries call the problem (`errors.<reason>`, filled with `params`), so a
+   * page says it in the reader's language. Never on the wire: `code` is what the API answers, and
+   * most of its errors have none.
+   */
+  reason?: string;
+  params?: Record<string, string | number>;
 }
 
 export class ApiError extends Error {
@@ -61,6 +68,8 @@ export class ApiError extends Error {
   readonly field: string | undefined;
   readonly code: string | undefined;
   readonly headers: Record<string, string>;
+  readonly reason: string | undefined;
+  readonly params: Record<string, string | number> | undefined;
 
   constructor(status: number, description: string, options: ApiErrorOptions = {}) {
     super(description);
@@ -69,7 +78,48 @@ export class ApiError extends Error {
     this.field = options.field;
     this.code = options.code;
     this.headers = options.headers ?? {};
+    this.reason = options.reason;
+    this.params = options.params;
   }
+}
+
+/**
+ * Several fields' problems found at once (a form's whole article, say): the API answers with the
+ * first, as it did when reading stopped there; a page shows each beside its field.
+ */
+export class FieldErrors extends ApiError {
+  constructor(readonly errors: readonly ApiError[]) {
+    const first = errors[0]!;
+    super(first.status, first.message, {
+      field: first.field,
+      code: first.code,
+      headers: first.headers,
+      reason: first.reason,
+      params: first.params,
+    });
+    this.name = 'FieldErrors';
+  }
+}
+
+/**
+ * Reads every part of one input even after one fails, so a form shows each problem beside its
+ * field; the API answers with the first, as when reading stopped there (the readers run in the
+ * order given, the order the parts were always read in).
+ */
+export function readEachField<T extends object>(readers: { [K in keyof T]-?: () => T[K] }): T {
+  const out = {} as T;
+  const errors: ApiError[] = [];
+  for (const key of Object.keys(readers) as (keyof T)[]) {
+    try {
+      out[key] = readers[key]();
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      errors.push(err);
+    }
+  }
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new FieldErrors(errors);
+  return out;
 }
 
 export const badRequest = (description: string, options?: ApiErrorOptions) =>

@@ -150,7 +150,8 @@ for (const dialect of DIALECTS) {
       const stranger = await developer(server);
       assert.equal((await stranger.web.get(`/requests/${id}`)).status, 404);
       assert.equal((await stranger.web.get(`/signature-debugger?request=${id}`)).status, 404);
-      assert.equal((await stranger.web.get('/requests/abc')).status, 404);
+      // Not a request number at all: a 400 that says so (not "no request 0").
+      assert.equal((await stranger.web.get('/requests/abc')).status, 400);
       const anonymous = new WebClient(server);
       const away = await anonymous.get(`/requests/${id}`);
       assert.equal(away.status, 303);
@@ -249,8 +250,12 @@ for (const dialect of DIALECTS) {
         refused.text,
         new RegExp(`<option value="${me.cred.idApp}" selected>Bot \\(${me.cred.idApp}\\)`),
       );
-      assert.equal((await me.web.get('/requests?page=abc')).status, 200);
-      assert.equal((await me.web.get('/requests?page=99999999999')).status, 200);
+      // One paging rule for every list (README, "Pages"): not a page number is a 400 that says so.
+      const badPage = await me.web.get('/requests?page=abc');
+      assert.equal(badPage.status, 400);
+      assert.match(badPage.text, /“abc” is not a page number \(1 to 100000\)\./);
+      assert.equal((await me.web.get('/requests?page=99999999999')).status, 400);
+      assert.equal((await me.web.get('/requests?page=2')).status, 200);
       assert.equal((await me.web.get('/signature-debugger?request=1&request=2')).status, 404);
     });
 

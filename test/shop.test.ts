@@ -45,14 +45,6 @@ async function webTrader(
 
 /** The ids of the offer rows a page shows, in order. */
 const offerIds = (html: string) => [...html.matchAll(/<tr id="offer-(\d+)">/g)].map((m) => Number(m[1]));
-/** Text as Eta writes it into a page. */
-const esc = (s: string) =>
-  s
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
 /** What a `data-money="…"` cell of the balance page says. */
 const moneyCell = (html: string, name: string) =>
   new RegExp(`data-money="${name}">(?:<strong>)?([^<]*)<`).exec(html)?.[1];
@@ -100,10 +92,9 @@ for (const dialect of DIALECTS) {
       const api = await buyer.api.get('/products/find?search=Shi', { json: true });
       assert.equal(api.status, 400);
       const description = (api.json as { mkm_error_description: string }).mkm_error_description;
-      assert.ok(
-        short.text.includes(`id="search-error">${esc(description)}<`),
-        'the API’s description beside the field',
-      );
+      // The same rule, said in the reader's language beside the field (English here).
+      assert.match(description, /at least 4 characters/);
+      assert.ok(short.text.includes('id="search-error">Type at least 4 characters.<'), short.text);
     });
 
     it('walks games → expansions → products, and 404s what does not exist', async () => {
@@ -188,7 +179,8 @@ for (const dialect of DIALECTS) {
       assert.equal(bad.status, 400);
       const apiBad = await buyer.api.get(`/articles/${crowded.idProduct}?minCondition=ZZ`, { json: true });
       const description = (apiBad.json as { mkm_error_description: string }).mkm_error_description;
-      assert.ok(bad.text.includes(`id="minCondition-error">${esc(description)}<`));
+      assert.match(description, /minCondition must be one of/);
+      assert.ok(bad.text.includes('id="minCondition-error">Choose a condition from the list.<'), bad.text);
       assert.equal(offerIds(bad.text).length, 0);
     });
 
@@ -245,9 +237,7 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(tooMany.status, 400);
       assert.ok(
-        tooMany.text.includes(
-          `id="offer-${a.idArticle}-error">Only 1 copy of article ${a.idArticle} available; 5 requested.<`,
-        ),
+        tooMany.text.includes(`id="offer-${a.idArticle}-error">Only 1 copy of this offer is available.<`),
         tooMany.text.slice(0, 200),
       );
       assert.equal(await articleCount(server, a.idArticle), 1);
@@ -258,7 +248,7 @@ for (const dialect of DIALECTS) {
         count: '0',
       });
       assert.equal(zero.status, 400);
-      assert.match(zero.text, /&quot;count&quot; must be at least 1/);
+      assert.match(zero.text, /At least 1\./);
 
       // Without the CSRF token: 403, nothing added.
       const forged = await buyer.web.post(`/products/${product.idProduct}/cart`, {
@@ -343,7 +333,7 @@ for (const dialect of DIALECTS) {
         country: 'XX',
       });
       assert.equal(bad.status, 400);
-      assert.match(bad.text, /id="country-error">&quot;XX&quot; is not a country code/);
+      assert.match(bad.text, /id="country-error">Choose your country\./);
       assert.ok(bad.text.includes('value="&lt;i&gt;Jean&lt;/i&gt;"'), 'what was typed comes back as text');
       const unchanged = await client.api.get('/shoppingcart', { json: true });
       assert.deepEqual(
@@ -394,7 +384,7 @@ for (const dialect of DIALECTS) {
         idShippingMethod: '9999',
       });
       assert.equal(wrong.status, 400);
-      assert.match(wrong.text, /Shipping method 9999 is not available/);
+      assert.match(wrong.text, /This shipping method is not available for these articles\./);
 
       // Someone else's reservation: 404, theirs unchanged.
       await buyer.web.get('/cart');

@@ -63,9 +63,14 @@ export interface CartItem {
   count: number;
 }
 
-export interface CartItemFailure extends CartItem {
+/** Why one article could not be added or removed: the API's text, and the pages' (`errors.<reason>`). */
+interface Refusal {
   error: string;
+  reason: string;
+  params?: Record<string, string | number>;
 }
+
+export interface CartItemFailure extends CartItem, Refusal {}
 
 export function homeAddress(
   user: Pick<User, 'addressName' | 'addressExtra' | 'street' | 'zip' | 'city' | 'country'>,
@@ -224,10 +229,16 @@ async function addOne(ctx: TradingContext, tx: Executor, idBuyer: number, item: 
     .select(['idArticle', 'idUser', 'count'])
     .where('idArticle', '=', item.idArticle)
     .executeTakeFirst();
-  if (!article) return `Article ${item.idArticle} does not exist or is no longer offered.`;
-  if (article.idUser === idBuyer) return `Article ${item.idArticle} is your own: you cannot buy it.`;
+  if (!article)
+    return {
+      error: `Article ${item.idArticle} does not exist or is no longer offered.`,
+      reason: 'offer_gone',
+    };
+  if (article.idUser === idBuyer)
+    return { error: `Article ${item.idArticle} is your own: you cannot buy it.`, reason: 'offer_own' };
   const seller = await findUserById(tx, article.idUser);
-  if (!seller || seller.onVacation) return `The seller of article ${item.idArticle} is on vacation.`;
+  if (!seller || seller.onVacation)
+    return { error: `The seller of article ${item.idArticle} is on vacation.`, reason: 'seller_on_vacation' };
   // The reservation first (its row lock orders this add with a release or checkout of it), then
   // the copies.
   const reservation = await openReservation(
@@ -254,7 +265,11 @@ async function addOne(ctx: TradingContext, tx: Executor, idBuyer: number, item: 
       .where('idArticle', '=', item.idArticle)
       .executeTakeFirst();
     const available = left?.count ?? 0;
-    return `Only ${copies(available)} of article ${item.idArticle} available; ${item.count} requested.`;
+    return {
+      error: `Only ${copies(available)} of article ${item.idArticle} available; ${item.count} requested.`,
+      reason: 'offer_short',
+      params: { available },
+    };
   }
   await addReservedCopies(tx, reservation.idReservation, item.idArticle, item.count);
   await appendEvent(tx, EVENTS.articleReserved, { idArticle: item.idArticle, count: item.count }, now);
@@ -267,9 +282,14 @@ async function removeOne(ctx: TradingContext, tx: Executor, idBuyer: number, ite
   const reservation =
     holding && (await touchReservation(tx, holding.idReservation, now + ctx.config.reservationExpiryMs));
   const reserved = reservation && (await buyerReservationHolding(tx, idBuyer, item.idArticle));
-  if (!reservation || !reserved) return `Article ${item.idArticle} is not in your shopping cart.`;
+  if (!reservation || !reserved)
+    return { error: `Article ${item.idArticle} is not in your shopping cart.`, reason: 'not_in_cart' };
   if (!(await removeReservedCopies(tx, reservation.idReservation, item.idArticle, item.count))) {
-    return `Only ${copies(reserved.reserved)} of article ${item.idArticle} in your shopping cart; ${item.count} to remove.`;
+    return {
+      error: `Only ${copies(reserved.reserved)} of article ${item.idArticle} in your shopping cart; ${item.count} to remove.`,
+      reason: 'cart_short',
+      params: { available: reserved.reserved },
+    };
   }
   await returnCopies(tx, item.idArticle, item.count, now);
   await dropIfEmpty(tx, reservation.idReservation);
@@ -306,11 +326,11 @@ export async function changeCartInTx(
   await releaseExpired(tx, now, idBuyer);
   const failed: CartItemFailure[] = [];
   for (const item of items) {
-    const error =
+    const refusal: Refusal | undefined =
       action === 'add'
         ? await addOne(ctx, tx, idBuyer, item, now)
         : await removeOne(ctx, tx, idBuyer, item, now);
-    if (error) failed.push({ ...item, error });
+    if (refusal) failed.push({ ...item, ...refusal });
   }
   return failed;
 }
@@ -380,7 +400,7 @@ export async function setReservationMethod(
         `Shipping method ${idShippingMethod} is not available for reservation ${idReservation}; available: ${available
           .map((m) => m.method.idShippingMethod)
           .join(', ')}.`,
-        { field: 'idShippingMethod' },
+        { field: 'idShippingMethod', reason: 'shipping_method_unavailable' },
       );
     }
     await setReservationShippingMethod(tx, idReservation, idShippingMethod);

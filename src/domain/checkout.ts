@@ -71,7 +71,9 @@ async function claimSurvivor(tx: Executor, idBuyer: number, idSeller: number): P
     const survivor = await openOrderBetween(tx, idBuyer, idSeller);
     if (!survivor || (await updateOrderIf(tx, survivor.idOrder, survivor.revision, {}))) return survivor;
   }
-  throw preconditionFailed('An unpaid order with this seller keeps changing; try the checkout again.');
+  throw preconditionFailed('An unpaid order with this seller keeps changing; try the checkout again.', {
+    reason: 'checkout_retry',
+  });
 }
 
 /**
@@ -111,7 +113,7 @@ async function checkoutViewsInTx(tx: Executor, idBuyer: number, now: number): Pr
     if (view!.lines.length > 0 && !view!.seller.onVacation) reservations.push(view!);
   }
   if (reservations.length === 0)
-    throw badRequest('Your shopping cart is empty: there is nothing to check out.');
+    throw badRequest('Your shopping cart is empty: there is nothing to check out.', { reason: 'cart_empty' });
   requireAddress(address);
   await lockArticles(
     tx,
@@ -125,12 +127,18 @@ async function checkoutViewsInTx(tx: Executor, idBuyer: number, now: number): Pr
     const expected = r.lines.map((l) => `${l.view.idArticle}:${l.reserved}`).sort();
     const got = claimed.map((l) => `${l.idArticle}:${l.count}`).sort();
     if (expected.join() !== got.join()) {
-      throw preconditionFailed('Your shopping cart changed during the checkout; check it and try again.');
+      throw preconditionFailed('Your shopping cart changed during the checkout; check it and try again.', {
+        reason: 'cart_changed',
+      });
     }
     let survivor = await claimSurvivor(tx, idBuyer, r.seller.idUser);
     if (survivor && (await priceConflict(tx, survivor.idOrder, r))) survivor = undefined;
     const shipping = r.shipping;
-    if (!shipping) throw badRequest(`No shipping method can carry the articles of ${r.seller.username}.`);
+    if (!shipping)
+      throw badRequest(`No shipping method can carry the articles of ${r.seller.username}.`, {
+        reason: 'no_shipping_method',
+        params: { seller: r.seller.username },
+      });
     const order = await insertOrder(tx, {
       idBuyer,
       idSeller: r.seller.idUser,
@@ -192,7 +200,9 @@ async function checkoutViewsInTx(tx: Executor, idBuyer: number, now: number): Pr
         totalValue: articleValue + method.price,
       });
       if (!applied)
-        throw preconditionFailed(`Order ${survivor.idOrder} changed during the checkout; try again.`);
+        throw preconditionFailed(`Order ${survivor.idOrder} changed during the checkout; try again.`, {
+          reason: 'checkout_retry',
+        });
       events.push({ type: EVENTS.orderMerged, payload: { idOrder: order.idOrder, into: survivor.idOrder } });
     } else {
       await moveOrderCounts(tx, order, null, 'bought');

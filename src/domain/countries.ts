@@ -43,17 +43,25 @@ export const SELLER_COUNTRY_IDS: Record<number, string> = {
   37: 'IS',
 };
 
+/**
+ * The ISO 3166 code of one of the API's country codes: the API spells Germany `D` (the rest are
+ * ISO already, `GB` included), so names can be looked up (`Intl.DisplayNames`).
+ */
+export function isoCountryCode(code: string): string {
+  return code === 'D' ? 'DE' : code;
+}
+
 /** `7`, `D`, `DE` and `de` all mean Germany; an unknown number is an error naming the field. */
 export function parseSellerCountry(value: string, field = 'sellerCountry'): string {
   const v = value.trim();
   if (/^\d+$/.test(v)) {
     const code = SELLER_COUNTRY_IDS[Number(v)];
-    if (!code) throw badRequest(`"${v}" is not a country id.`, { field });
+    if (!code) throw badRequest(`"${v}" is not a country id.`, { field, reason: 'invalid_country' });
     return code;
   }
   try {
     return normalizeCountry(v);
   } catch {
-    throw badRequest(`"${value}" is not a country code or id.`, { field });
+    throw badRequest(`"${value}" is not a country code or id.`, { field, reason: 'invalid_country' });
   }
 }

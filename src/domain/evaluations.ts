@@ -40,6 +40,7 @@ function checkGrade(value: number, field: string): number {
   if (!(GRADES as readonly number[]).includes(value)) {
     throw badRequest(`"${field}" must be 1 (very good), 2 (good), 3 (neutral), 4 (bad) or 10 (n/a).`, {
       field,
+      reason: 'grade_invalid',
     });
   }
   return value;
@@ -55,6 +56,7 @@ function checkEvaluation(e: EvaluationInput): void {
     if (!(COMPLAINTS as readonly string[]).includes(c)) {
       throw badRequest(`Unknown complaint "${c}": use one of ${COMPLAINTS.join(', ')}.`, {
         field: 'complaint',
+        reason: 'complaint_invalid',
       });
     }
   }
@@ -65,7 +67,10 @@ function checkEvaluation(e: EvaluationInput): void {
     ...(e.speed === undefined ? [] : [e.speed]),
   ];
   if (e.comment.trim() === '' && grades.some((g) => g !== 1)) {
-    throw badRequest('A comment is required unless every grade is 1 (very good).', { field: 'comment' });
+    throw badRequest('A comment is required unless every grade is 1 (very good).', {
+      field: 'comment',
+      reason: 'evaluation_comment_required',
+    });
   }
 }
 
@@ -100,7 +105,10 @@ export async function evaluateOrder(
       complaints: JSON.stringify(input.complaint),
       createdAt: ctx.clock.now(),
     });
-    if (!stored) throw preconditionFailed(`Order ${idOrder} has been evaluated already.`);
+    if (!stored)
+      throw preconditionFailed(`Order ${idOrder} has been evaluated already.`, {
+        reason: 'evaluated_already',
+      });
     await recordEvaluation(tx, order.idSeller, input.evaluationGrade);
     await appendEvent(tx, EVENTS.orderChanged, { idOrder, change: 'evaluated' }, ctx.clock.now());
     return loadOrderView(tx, idOrder);

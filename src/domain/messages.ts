@@ -58,10 +58,12 @@ async function requirePartner(db: Executor, viewer: number, idPartner: number): 
   if (idPartner === viewer) {
     throw badRequest('A thread is with another user: idOtherUser is your own user id.', {
       field: 'idOtherUser',
+      reason: 'message_to_self',
     });
   }
   const partner = await findUserById(db, idPartner);
-  if (!partner) throw notFound(`User ${idPartner} does not exist.`, { field: 'idOtherUser' });
+  if (!partner)
+    throw notFound(`User ${idPartner} does not exist.`, { field: 'idOtherUser', reason: 'unknown_user' });
   return partner;
 }
 
@@ -142,12 +144,14 @@ export async function sendMessage(
   rawText: string,
 ): Promise<ThreadView> {
   const text = rawText.trim();
-  if (text === '') throw badRequest('The message is empty.', { field: 'message' });
+  if (text === '') throw badRequest('The message is empty.', { field: 'message', reason: 'message_empty' });
   if (text.length > MAX_MESSAGE_LENGTH) {
     throw badRequest(
       `A message has at most ${MAX_MESSAGE_LENGTH} characters (this one has ${text.length}).`,
       {
         field: 'message',
+        reason: 'message_too_long',
+        params: { max: MAX_MESSAGE_LENGTH, length: text.length },
       },
     );
   }
@@ -156,7 +160,7 @@ export async function sendMessage(
     if (await isSystemAccount(tx, idPartner)) {
       throw badRequest(
         'The system account only sends notices; it does not receive messages. Write to the user concerned instead.',
-        { field: 'idOtherUser' },
+        { field: 'idOtherUser', reason: 'message_to_system' },
       );
     }
     const message = await insertMessage(tx, {

@@ -13,9 +13,7 @@ export function parsePriceCents(text: string, field = 'price'): number {
   if (!m) {
     throw badRequest(
       `"${text}" is not a price: use a decimal number with at most two decimals, e.g. 1,50 or 1.50.`,
-      {
-        field,
-      },
+      { field, reason: 'price_invalid' },
     );
   }
   const cents = Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'));
@@ -25,7 +23,9 @@ export function parsePriceCents(text: string, field = 'price'): number {
 /** A price for an article: greater than zero and below the maximum. */
 export function parseArticlePrice(text: string, field = 'price'): number {
   const cents = parsePriceCents(text, field);
-  if (cents <= 0) throw badRequest('The price must be greater than 0.', { field });
-  if (cents > MAX_PRICE_CENTS) throw badRequest('The price must be at most 1000000.00.', { field });
+  if (cents <= 0)
+    throw badRequest('The price must be greater than 0.', { field, reason: 'price_not_positive' });
+  if (cents > MAX_PRICE_CENTS)
+    throw badRequest('The price must be at most 1000000.00.', { field, reason: 'price_too_high' });
   return cents;
 }

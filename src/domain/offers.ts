@@ -66,19 +66,24 @@ function commonWhere(input: OfferFilterInput, idGame: number | undefined, isSing
     if (!t) {
       throw badRequest(`userType must be private, commercial or powerseller (got "${input.userType}").`, {
         field: 'userType',
+        reason: 'user_type_invalid',
       });
     }
     where.sellerType = t;
   }
   if (input.minUserScore !== undefined) {
     if (input.minUserScore < 1 || input.minUserScore > 5) {
-      throw badRequest('minUserScore must be from 1 (outstanding) to 5 (bad).', { field: 'minUserScore' });
+      throw badRequest('minUserScore must be from 1 (outstanding) to 5 (bad).', {
+        field: 'minUserScore',
+        reason: 'min_user_score_invalid',
+      });
     }
     where.maxReputation = input.minUserScore;
   }
   if (input.idLanguages?.length) {
     for (const l of input.idLanguages) {
-      if (!isLanguage(l)) throw badRequest(`${l} is not a language id.`, { field: 'idLanguage' });
+      if (!isLanguage(l))
+        throw badRequest(`${l} is not a language id.`, { field: 'idLanguage', reason: 'unknown_language' });
     }
     where.idLanguages = input.idLanguages;
   }
@@ -87,9 +92,7 @@ function commonWhere(input: OfferFilterInput, idGame: number | undefined, isSing
     if (!isCondition(c)) {
       throw badRequest(
         `minCondition must be one of ${CONDITIONS.join(', ')} (got "${input.minCondition}").`,
-        {
-          field: 'minCondition',
-        },
+        { field: 'minCondition', reason: 'unknown_condition' },
       );
     }
     // Conditions grade single cards only; on sealed product the filter does not apply.
@@ -158,7 +161,7 @@ export async function userOffers(
 ): Promise<OfferPage> {
   const db = ctx.database.db;
   const seller = await findUserByIdOrName(db, idOrName);
-  if (!seller) throw notFound(`There is no user "${idOrName}".`);
+  if (!seller) throw notFound(`There is no user "${idOrName}".`, { reason: 'unknown_user' });
   const idGame = input.idGame ?? 1;
   const where: OfferWhere = { ...commonWhere(input, idGame, true), idUser: seller.idUser, idGame };
   if (where.conditions) where.singlesOnly = true;

@@ -106,6 +106,19 @@ export async function getOrder(ctx: DomainContext, idUser: number, idOrder: numb
 }
 
 /** One page of the caller's orders in one role and state, and how many there are in all. */
+/**
+ * The side of the orders list a link that names none opens (the website's "Orders"): the seller's
+ * when the user has sold orders in this state (a seller's paid orders are the ones to send), else
+ * the buyer's.
+ */
+export async function defaultOrderActor(
+  ctx: DomainContext,
+  idUser: number,
+  state: OrderState,
+): Promise<Actor> {
+  return (await orderCount(ctx.database.db, idUser, ACTOR_SELLER, state)) > 0 ? ACTOR_SELLER : ACTOR_BUYER;
+}
+
 export async function listOrders(
   ctx: DomainContext,
   idUser: number,

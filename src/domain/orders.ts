@@ -55,6 +55,7 @@ export type Role = 'buyer' | 'seller';
 function changedMeanwhile(order: Order): ApiError {
   return preconditionFailed(
     `Order ${order.idOrder} changed while this request was processed; read it again.`,
+    { reason: 'order_changed' },
   );
 }
 
@@ -256,7 +257,11 @@ export const MAX_ORDER_TEXT_LENGTH = 2000;
 /** Refuses a text longer than the order takes (the API's and the website's message alike). */
 export function limitedOrderText(value: string | undefined, field: string, max: number): string | undefined {
   if (value !== undefined && value.length > max) {
-    throw badRequest(`"${field}" may have at most ${max} characters.`, { field });
+    throw badRequest(`"${field}" may have at most ${max} characters.`, {
+      field,
+      reason: 'too_long_max',
+      params: { max },
+    });
   }
   return value;
 }
@@ -272,14 +277,17 @@ export async function actOnOrder(
   limitedOrderText(input.reason, 'reason', MAX_ORDER_TEXT_LENGTH);
   limitedOrderText(input.trackingNumber, 'trackingNumber', MAX_TRACKING_LENGTH);
   if (action === 'requestCancellation' && !input.reason?.trim()) {
-    throw badRequest('requestCancellation needs a <reason>.', { field: 'reason' });
+    throw badRequest('requestCancellation needs a <reason>.', { field: 'reason', reason: 'required' });
   }
   return ctx.database.transaction(async (tx) => {
     const now = ctx.clock.now();
     const order = await partyOrder(tx, idUser, idOrder);
     const role = roleIn(order, idUser);
     if (input.relist === true && role !== 'seller') {
-      throw badRequest('Only the seller decides whether the articles are relisted.', { field: 'relist' });
+      throw badRequest('Only the seller decides whether the articles are relisted.', {
+        field: 'relist',
+        reason: 'relist_seller_only',
+      });
     }
     const why = orderActionRefusal(ctx.config, order, role, action, now);
     if (why !== null) throw refused(order, action, role, why);
@@ -369,10 +377,13 @@ export async function payOrderInTx(tx: Executor, order: Order, now: number): Pro
   if (order.wasMergedInto !== null) {
     throw preconditionFailed(
       `Order ${order.idOrder} was merged into order ${order.wasMergedInto}: pay that one.`,
+      { reason: 'order_merged', params: { into: order.wasMergedInto } },
     );
   }
   if (order.state !== 'bought') {
-    throw preconditionFailed(`Order ${order.idOrder} is ${order.state}: only a bought order can be paid.`);
+    throw preconditionFailed(`Order ${order.idOrder} is ${order.state}: only a bought order can be paid.`, {
+      reason: 'order_not_payable',
+    });
   }
   const charge = await chargeBalances(tx, order.idBuyer, order.totalValue);
   if (!charge) {
@@ -443,7 +454,8 @@ export async function setTrackingNumber(
   trackingNumber: string,
 ): Promise<OrderView> {
   const value = trackingNumber.trim();
-  if (value === '') throw badRequest('"trackingNumber" is required.', { field: 'trackingNumber' });
+  if (value === '')
+    throw badRequest('"trackingNumber" is required.', { field: 'trackingNumber', reason: 'required' });
   limitedOrderText(value, 'trackingNumber', MAX_TRACKING_LENGTH);
   return ctx.database.transaction(async (tx) => {
     const order = await partyOrder(tx, idUser, idOrder);

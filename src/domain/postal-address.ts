@@ -1,4 +1,4 @@
-import { type ApiError, badRequest } from '../errors.js';
+import { type ApiError, badRequest, readEachField } from '../errors.js';
 import type { PostalAddress } from '../store/reservations.js';
 import { normalizeCountry } from './users.js';
 
@@ -18,27 +18,35 @@ function addressField(
   required: boolean,
 ): string | null {
   const t = input[name]?.trim() ?? '';
-  if (required && t === '') throw badRequest(`"${name}" is required.`, { field: name });
+  if (required && t === '') throw badRequest(`"${name}" is required.`, { field: name, reason: 'required' });
   if (t.length > MAX_ADDRESS_FIELD) {
-    throw badRequest(`"${name}" may have at most ${MAX_ADDRESS_FIELD} characters.`, { field: name });
+    throw badRequest(`"${name}" may have at most ${MAX_ADDRESS_FIELD} characters.`, {
+      field: name,
+      reason: 'too_long_max',
+      params: { max: MAX_ADDRESS_FIELD },
+    });
   }
   return t === '' ? null : t;
 }
 
-export function checkPostalAddress(input: PostalAddressInput): PostalAddress {
-  const country = addressField(input, 'country', true)!;
-  let normalized: string;
+/** The API's answer for a bad country here names no `internal_error_code` (registration's does). */
+function addressCountry(text: string): string {
   try {
-    normalized = normalizeCountry(country);
+    return normalizeCountry(text);
   } catch (err) {
-    throw badRequest((err as ApiError).message, { field: 'country' });
+    throw badRequest((err as ApiError).message, { field: 'country', reason: 'invalid_country' });
   }
-  return {
-    name: addressField(input, 'name', true)!,
-    extra: addressField(input, 'extra', false),
-    street: addressField(input, 'street', true)!,
-    zip: addressField(input, 'zip', true)!,
-    city: addressField(input, 'city', true)!,
-    country: normalized,
-  };
+}
+
+/** Every field is checked (a page shows each problem); the API answers with the country's first. */
+export function checkPostalAddress(input: PostalAddressInput): PostalAddress {
+  const { country, ...rest } = readEachField<PostalAddress>({
+    country: () => addressCountry(addressField(input, 'country', true)!),
+    name: () => addressField(input, 'name', true)!,
+    extra: () => addressField(input, 'extra', false),
+    street: () => addressField(input, 'street', true)!,
+    zip: () => addressField(input, 'zip', true)!,
+    city: () => addressField(input, 'city', true)!,
+  });
+  return { ...rest, country };
 }

@@ -83,11 +83,12 @@ export interface FindInput {
 
 function searchQuery(input: FindInput) {
   const text = (input.search ?? '').trim();
-  if (text === '') throw badRequest('Provide a search string ("search").', { field: 'search' });
+  if (text === '')
+    throw badRequest('Provide a search string ("search").', { field: 'search', reason: 'required' });
   if (!input.exact && Array.from(text).length < MIN_SEARCH_LENGTH) {
     throw badRequest(
       `Provide a search string for non-exact searches with at least ${MIN_SEARCH_LENGTH} characters.`,
-      { field: 'search' },
+      { field: 'search', reason: 'search_too_short', params: { min: MIN_SEARCH_LENGTH } },
     );
   }
   const idLanguage = input.idLanguage ?? 1;

@@ -8,7 +8,7 @@ import type { DomainContext } from './context.js';
 
 export async function publicUser(ctx: DomainContext, idOrName: string): Promise<User> {
   const user = await findUserByIdOrName(ctx.database.db, idOrName);
-  if (!user) throw notFound(`There is no user "${idOrName}".`);
+  if (!user) throw notFound(`There is no user "${idOrName}".`, { reason: 'unknown_user' });
   return user;
 }
 

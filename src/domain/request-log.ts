@@ -197,6 +197,10 @@ export async function getRequest(
     Number.isSafeInteger(idRequest) && idRequest > 0
       ? await findRequestLogRow(ctx.database.db, idUser, idRequest)
       : undefined;
-  if (!row) throw notFound(`There is no request ${idRequest} in your request log.`);
+  if (!row)
+    throw notFound(`There is no request ${idRequest} in your request log.`, {
+      reason: 'unknown_request',
+      params: { id: idRequest },
+    });
   return row;
 }

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { badRequest, forbidden, notFound, preconditionFailed } from '../errors.js';
+import { badRequest, forbidden, notFound, preconditionFailed, readEachField } from '../errors.js';
 import { berlinDay } from '../limits/berlin-day.js';
 import { formatCents, formatTimestamp } from '../format.js';
 import type { Executor } from '../store/db.js';
@@ -78,18 +78,24 @@ export interface BankDetails {
   phoneNumber: string;
 }
 
-const field = (description: string, name: string) => badRequest(description, { field: name });
+const field = (description: string, name: string, reason: string, params?: Record<string, number>) =>
+  badRequest(description, { field: name, reason, params });
 
 /** ISO 13616: country, check digits, 11 to 30 letters and digits; the check digits hold (mod 97). */
 function normalizeIban(text: string): string {
   const iban = text.replace(/\s+/g, '').toUpperCase();
   if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban)) {
-    throw field(`"${text}" is not an IBAN (e.g. DE89 3704 0044 0532 0130 00).`, 'iban');
+    throw field(`"${text}" is not an IBAN (e.g. DE89 3704 0044 0532 0130 00).`, 'iban', 'iban_invalid');
   }
   const digits = (iban.slice(4) + iban.slice(0, 4)).replace(/[A-Z]/g, (c) => String(c.charCodeAt(0) - 55));
   let rest = 0;
   for (const d of digits) rest = (rest * 10 + Number(d)) % 97;
-  if (rest !== 1) throw field(`The IBAN "${text}" has wrong check digits: check it for a typo.`, 'iban');
+  if (rest !== 1)
+    throw field(
+      `The IBAN "${text}" has wrong check digits: check it for a typo.`,
+      'iban',
+      'iban_check_digits',
+    );
   return iban;
 }
 
@@ -97,29 +103,43 @@ function normalizeIban(text: string): string {
 function normalizeBic(text: string): string {
   const bic = text.replace(/\s+/g, '').toUpperCase();
   if (!/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/.test(bic)) {
-    throw field(`"${text}" is not a BIC (8 or 11 letters and digits, e.g. COBADEFFXXX).`, 'bic');
+    throw field(
+      `"${text}" is not a BIC (8 or 11 letters and digits, e.g. COBADEFFXXX).`,
+      'bic',
+      'bic_invalid',
+    );
   }
   return bic;
 }
 
 function plainText(value: string | undefined, name: string, max: number): string {
   const v = (value ?? '').trim();
-  if (v === '') throw field(`${name} is required for the seller activation.`, name);
-  if (v.length > max) throw field(`${name} may have at most ${max} characters.`, name);
+  if (v === '') throw field(`${name} is required for the seller activation.`, name, 'required');
+  if (v.length > max)
+    throw field(`${name} may have at most ${max} characters.`, name, 'too_long_max', { max });
   return v;
 }
 
 /** Checks and normalizes what `POST /account/selleractivation` (or the website's form) sent. */
 export function parseBankDetails(input: Partial<BankDetails>): BankDetails {
-  const accountOwner = plainText(input.accountOwner, 'bankAccountOwner', 100);
-  const iban = normalizeIban(plainText(input.iban, 'iban', 60));
-  const bic = normalizeBic(plainText(input.bic, 'bic', 20));
-  const bankName = plainText(input.bankName, 'bankName', 100);
-  const phoneNumber = plainText(input.phoneNumber, 'phoneNumber', 30);
-  if (!/^\+?[\d ()/-]{5,}$/.test(phoneNumber) || !/\d{4}/.test(phoneNumber.replace(/\D/g, ''))) {
-    throw field(`"${phoneNumber}" is not a phone number (digits, spaces, + - / ( ) allowed).`, 'phoneNumber');
-  }
-  return { accountOwner, iban, bic, bankName, phoneNumber };
+  // Every field is checked (the page shows each problem); the API answers with the first.
+  return readEachField<BankDetails>({
+    accountOwner: () => plainText(input.accountOwner, 'bankAccountOwner', 100),
+    iban: () => normalizeIban(plainText(input.iban, 'iban', 60)),
+    bic: () => normalizeBic(plainText(input.bic, 'bic', 20)),
+    bankName: () => plainText(input.bankName, 'bankName', 100),
+    phoneNumber: () => {
+      const phoneNumber = plainText(input.phoneNumber, 'phoneNumber', 30);
+      if (!/^\+?[\d ()/-]{5,}$/.test(phoneNumber) || !/\d{4}/.test(phoneNumber.replace(/\D/g, ''))) {
+        throw field(
+          `"${phoneNumber}" is not a phone number (digits, spaces, + - / ( ) allowed).`,
+          'phoneNumber',
+          'phone_invalid',
+        );
+      }
+      return phoneNumber;
+    },
+  });
 }
 
 /** Two different amounts of 1 to 99 cents. */
@@ -144,7 +164,9 @@ export async function requestSellerActivation(
     const user = await findUserById(tx, idUser);
     if (!user) throw notFound(`User ${idUser} does not exist.`);
     if (user.sellerActivation === SELLER_ACTIVATION.activated) {
-      throw preconditionFailed('This account is activated as a seller already (sellerActivation 3).');
+      throw preconditionFailed('This account is activated as a seller already (sellerActivation 3).', {
+        reason: 'activated_already',
+      });
     }
     const now = ctx.clock.now();
     const [transfer1, transfer2] = twoTransfers();
@@ -174,9 +196,9 @@ export function parseTransferAmounts(
   amount2: string | undefined,
 ): [number, number] {
   if (amount1 === undefined || amount1.trim() === '')
-    throw field('amount1 is required: the first transfer.', 'amount1');
+    throw field('amount1 is required: the first transfer.', 'amount1', 'required');
   if (amount2 === undefined || amount2.trim() === '')
-    throw field('amount2 is required: the second transfer.', 'amount2');
+    throw field('amount2 is required: the second transfer.', 'amount2', 'required');
   return [parsePriceCents(amount1, 'amount1'), parsePriceCents(amount2, 'amount2')];
 }
 
@@ -197,16 +219,20 @@ export async function completeSellerActivation(
     const now = ctx.clock.now();
     const state = effectiveSellerActivation(user, activation, now);
     if (state === SELLER_ACTIVATION.activated) {
-      throw preconditionFailed('This account is activated as a seller already (sellerActivation 3).');
+      throw preconditionFailed('This account is activated as a seller already (sellerActivation 3).', {
+        reason: 'activated_already',
+      });
     }
     if (state === SELLER_ACTIVATION.none || !activation) {
       throw preconditionFailed(
         'No seller activation was requested: POST /account/selleractivation with the bank details first.',
+        { reason: 'activation_not_requested' },
       );
     }
     if (state === SELLER_ACTIVATION.requested) {
       throw preconditionFailed(
         `The two transfers have not arrived yet: they arrive on ${formatTimestamp(activation.transfersAt)}.`,
+        { reason: 'transfers_not_arrived' },
       );
     }
     const [a, b] = [...amounts].sort((x, y) => x - y);
@@ -223,14 +249,14 @@ export async function completeSellerActivation(
       return {
         error: badRequest(
           `These are not the two transfers, for the ${MAX_ACTIVATION_ATTEMPTS}th time: the seller activation starts over. Request it again with POST /account/selleractivation.`,
-          { field: 'amount1' },
+          { field: 'amount1', reason: 'activation_restarted' },
         ),
       };
     }
     return {
       error: badRequest(
         `These are not the two transfers to your account (${MAX_ACTIVATION_ATTEMPTS - failed} tries left).`,
-        { field: 'amount1' },
+        { field: 'amount1', reason: 'transfers_wrong', params: { left: MAX_ACTIVATION_ATTEMPTS - failed } },
       ),
     };
   });

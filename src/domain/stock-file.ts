@@ -82,10 +82,17 @@ export async function checkStockFileFilter(
   filter: { idGame: number; idLanguage?: number | undefined },
 ): Promise<void> {
   if (!(await findGame(db, filter.idGame))) {
-    throw notFound(`There is no game ${filter.idGame}.`, { field: 'idGame' });
+    throw notFound(`There is no game ${filter.idGame}.`, {
+      field: 'idGame',
+      reason: 'no_such_game',
+      params: { id: filter.idGame },
+    });
   }
   if (filter.idLanguage !== undefined && !isLanguage(filter.idLanguage)) {
-    throw badRequest(`${filter.idLanguage} is not a language id.`, { field: 'idLanguage' });
+    throw badRequest(`${filter.idLanguage} is not a language id.`, {
+      field: 'idLanguage',
+      reason: 'unknown_language',
+    });
   }
 }
 
@@ -161,7 +168,12 @@ function csvRecords(text: string): Array<{ line: number; values: string[] }> {
       if (c.trim() !== '') any = true;
     }
   }
-  if (quoted) throw badRequest(`Line ${start}: a quoted value is not closed.`, { field: 'file' });
+  if (quoted)
+    throw badRequest(`Line ${start}: a quoted value is not closed.`, {
+      field: 'file',
+      reason: 'file_quote_open',
+      params: { line: start },
+    });
   if (any || value !== '') out.push({ line: start, values: [...values, value] });
   return out;
 }
@@ -191,22 +203,29 @@ export function parseStockFile(text: string): StockFileRow[] {
   const records = csvRecords(text.replace(/^\uFEFF/, ''));
   const header = records.shift();
   if (!header)
-    throw badRequest('The file is empty: it needs the header line of GET /stock/file.', { field: 'file' });
+    throw badRequest('The file is empty: it needs the header line of GET /stock/file.', {
+      field: 'file',
+      reason: 'file_empty',
+    });
   const index = new Map(header.values.map((name, i) => [name.trim(), i]));
   for (const required of ['idProduct', 'Price', 'Amount']) {
     if (!index.has(required)) {
       throw badRequest(`The header line has no "${required}" column (the columns of GET /stock/file).`, {
         field: 'file',
+        reason: 'file_no_column',
+        params: { column: required },
       });
     }
   }
-  if (records.length === 0) throw badRequest('The file has a header line but no article.', { field: 'file' });
+  if (records.length === 0)
+    throw badRequest('The file has a header line but no article.', {
+      field: 'file',
+      reason: 'file_no_articles',
+    });
   if (records.length > MAX_UPLOAD_ROWS) {
     throw badRequest(
       `At most ${MAX_UPLOAD_ROWS} articles per file (got ${records.length}); nothing was changed.`,
-      {
-        field: 'file',
-      },
+      { field: 'file', reason: 'file_too_many', params: { max: MAX_UPLOAD_ROWS, count: records.length } },
     );
   }
   const cell = (values: string[], name: string) => {

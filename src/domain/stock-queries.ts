@@ -66,7 +66,8 @@ export async function searchStock(
   limit: number,
 ): Promise<StockSlice> {
   const search = name.trim();
-  if (search === '') throw badRequest('Give a name (or part of one) to search for.', { field: 'name' });
+  if (search === '')
+    throw badRequest('Give a name (or part of one) to search for.', { field: 'name', reason: 'required' });
   return listStock(ctx, idUser, { name: search, idGame }, offset, limit);
 }
 

@@ -49,7 +49,9 @@ export interface ArticleCountInput {
  * One `<article>` of a bulk request: what was sent (echoed back as `tried` when it fails) and its
  * parsed form, or why it could not even be read.
  */
-export type BulkItem<T> = { tried: unknown; input: T } | { tried: unknown; error: string; field?: string };
+/** A per-article refusal: the API's message and field, and the error itself for the pages' texts. */
+export type BulkFailure = { tried: unknown; error: string; field?: string; cause?: ApiError };
+export type BulkItem<T> = { tried: unknown; input: T } | BulkFailure;
 
 /** The attributes that make an offer; two articles of one seller equal in all of them are one. */
 export type ArticleAttributes = Pick<Article, 'idProduct'> & ArticleAttributeRow;
@@ -85,6 +87,7 @@ function checkCondition(condition: string | undefined, product: ProductRules): v
   if (!product.isSingle || !gameRules(product.idGame).gradesCondition) {
     throw badRequest('A condition applies only to single cards; this product is not graded by condition.', {
       field: 'condition',
+      reason: 'condition_sealed',
     });
   }
 }
@@ -109,12 +112,15 @@ function checkFlags(flags: FlagInput, product: ProductRules): void {
   const allowed = gameRules(product.idGame).flags;
   for (const flag of ARTICLE_FLAGS) {
     if (flags[flag] === true && !product.isSingle && SINGLE_ONLY_FLAGS.includes(flag)) {
-      throw badRequest(`"${flag}" applies only to single cards; this product is sealed.`, { field: flag });
+      throw badRequest(`"${flag}" applies only to single cards; this product is sealed.`, {
+        field: flag,
+        reason: 'flag_sealed',
+      });
     }
     if (flags[flag] === true && !allowed.includes(flag)) {
       throw badRequest(
         `"${flag}" does not apply to products of this game (idGame ${product.idGame}); it has ${allowed.join(', ')}.`,
-        { field: flag },
+        { field: flag, reason: 'flag_other_game' },
       );
     }
   }
@@ -209,16 +215,21 @@ export function notEnoughCopies(
   if (reserved > 0) {
     return badRequest(
       `Only ${copies(available)} of article ${idArticle} can be ${verb}: ${copies(reserved)} ${reserved === 1 ? 'is' : 'are'} in shopping carts (asked for ${wanted}).`,
-      { field: 'count' },
+      { field: 'count', reason: 'copies_in_carts', params: { available, reserved } },
     );
   }
   return badRequest(`Article ${idArticle} has only ${copies(available)} (asked for ${wanted}).`, {
     field: 'count',
+    reason: 'copies_short',
+    params: { available },
   });
 }
 
 export function notInStock(idArticle: number): ApiError {
-  return badRequest(`Article ${idArticle} is not in your stock.`, { field: 'idArticle' });
+  return badRequest(`Article ${idArticle} is not in your stock.`, {
+    field: 'idArticle',
+    reason: 'not_in_stock',
+  });
 }
 
 /** The message of a per-article failure; anything that is not an API error is a real fault. */
@@ -230,4 +241,9 @@ export function failureMessage(err: unknown): string {
 /** The field a per-article failure names, if any (`{}` otherwise), beside its message. */
 export function failureField(err: unknown): { field?: string } {
   return err instanceof ApiError && err.field ? { field: err.field } : {};
+}
+
+/** One article's refusal (anything but an `ApiError` is a fault and rethrown). */
+export function failureOf(tried: unknown, err: unknown): BulkFailure {
+  return { tried, error: failureMessage(err), ...failureField(err), cause: err as ApiError };
 }

@@ -21,11 +21,11 @@ import {
   type ArticleChangeInput,
   type ArticleCountInput,
   attributesOf,
+  type BulkFailure,
   type BulkItem,
   changedAttributes,
   checkBulkSize,
-  failureField,
-  failureMessage,
+  failureOf,
   identityKey,
   MAX_COPIES,
   type NewArticleInput,
@@ -54,7 +54,7 @@ export interface StockArticle {
 
 /** An article of the request that was not written, and why. */
 /** `field`: the input field at fault, when the error names one (the website shows it there). */
-type Failure = { tried: unknown; error: string; field?: string };
+type Failure = BulkFailure;
 
 export type BulkResult = { tried: unknown; article: StockArticle } | Failure;
 
@@ -284,7 +284,7 @@ function eachItem<I, O>(items: BulkItem<I>[], apply: (input: I, tried: unknown) 
     try {
       out.push(apply(item.input, item.tried));
     } catch (err) {
-      out.push({ tried: item.tried, error: failureMessage(err), ...failureField(err) });
+      out.push(failureOf(item.tried, err));
     }
   }
   return out;
@@ -311,7 +311,11 @@ export async function addArticles(
     const createdIds: number[] = [];
     const outcomes: Outcome[] = eachItem(items, (input, tried) => {
       const product = products.get(input.idProduct);
-      if (!product) throw badRequestField(`Product ${input.idProduct} does not exist.`, 'idProduct');
+      if (!product)
+        throw new ApiError(400, `Product ${input.idProduct} does not exist.`, {
+          field: 'idProduct',
+          reason: 'unknown_product',
+        });
       const attrs = newArticleAttributes(input, product);
       const equal = set.findEqual(attrs);
       if (equal) {
@@ -489,13 +493,11 @@ function removeCopies(set: WorkingSet, input: ArticleCountInput, verb: string): 
 }
 
 function tooManyCopies(idArticle: number) {
-  return badRequestField(
+  return new ApiError(
+    400,
     idArticle
       ? `Article ${idArticle} would hold more than ${MAX_COPIES} copies.`
       : `One article may hold at most ${MAX_COPIES} copies.`,
-    'count',
+    { field: 'count', reason: 'too_many_copies', params: { max: MAX_COPIES } },
   );
-}
-function badRequestField(message: string, field: string) {
-  return new ApiError(400, message, { field });
 }

@@ -167,7 +167,10 @@ export function offerMatchesWant(
 /** A user's lists have names of their own (`except`: the list being renamed). */
 async function requireFreeName(db: Executor, idUser: number, name: string, except?: number): Promise<void> {
   if (await wantslistNameTaken(db, idUser, name, except)) {
-    throw badRequest(`You have a wants list named "${name}" already.`, { field: 'name' });
+    throw badRequest(`You have a wants list named "${name}" already.`, {
+      field: 'name',
+      reason: 'wantslist_name_taken',
+    });
   }
 }
 
@@ -225,9 +228,13 @@ export async function getWantslist(
 
 function checkName(raw: string | undefined): string {
   const name = (raw ?? '').trim();
-  if (name === '') throw badRequest('A wants list needs a name.', { field: 'name' });
+  if (name === '') throw badRequest('A wants list needs a name.', { field: 'name', reason: 'required' });
   if (name.length > MAX_NAME_LENGTH) {
-    throw badRequest(`A wants list name has at most ${MAX_NAME_LENGTH} characters.`, { field: 'name' });
+    throw badRequest(`A wants list name has at most ${MAX_NAME_LENGTH} characters.`, {
+      field: 'name',
+      reason: 'too_long_max',
+      params: { max: MAX_NAME_LENGTH },
+    });
   }
   return name;
 }
@@ -241,6 +248,8 @@ export interface FailedWantslist {
   error: string;
   /** The input field at fault, when the error names one (the website shows it there). */
   field?: string;
+  /** The error itself, for the website's texts (never on the wire). */
+  cause?: ApiError;
   name: string | null;
   idGame: string | null;
 }
@@ -265,11 +274,16 @@ export async function createWantslists(
       try {
         const name = checkName(input.name);
         const idGameText = (input.idGame ?? '').trim();
-        if (!/^\d{1,9}$/.test(idGameText)) throw badRequest('idGame must be a game id.', { field: 'idGame' });
+        if (!/^\d{1,9}$/.test(idGameText))
+          throw badRequest('idGame must be a game id.', { field: 'idGame', reason: 'unknown_game' });
         const game = await findGame(tx, Number(idGameText));
-        if (!game) throw badRequest(`There is no game ${idGameText}.`, { field: 'idGame' });
+        if (!game)
+          throw badRequest(`There is no game ${idGameText}.`, { field: 'idGame', reason: 'unknown_game' });
         if (count >= MAX_WANTSLISTS)
-          throw badRequest(`You have the maximum of ${MAX_WANTSLISTS} wants lists.`);
+          throw badRequest(`You have the maximum of ${MAX_WANTSLISTS} wants lists.`, {
+            reason: 'wantslists_max',
+            params: { max: MAX_WANTSLISTS },
+          });
         await requireFreeName(tx, idUser, name);
         const id = await insertWantslist(tx, {
           idUser,
@@ -284,6 +298,7 @@ export async function createWantslists(
         failed.push({
           error: err.message,
           ...(err.field ? { field: err.field } : {}),
+          cause: err,
           name: input.name ?? null,
           idGame: input.idGame ?? null,
         });
@@ -325,7 +340,11 @@ export async function updateWantslist(
       case 'addItem':
         checkItemCount(change.items.length, change.action);
         if ((await countWants(tx, idWantslist)) + change.items.length > MAX_ITEMS) {
-          throw badRequest(`A wants list holds at most ${MAX_ITEMS} items.`, { field: 'product' });
+          throw badRequest(`A wants list holds at most ${MAX_ITEMS} items.`, {
+            field: 'product',
+            reason: 'wants_items_max',
+            params: { max: MAX_ITEMS },
+          });
         }
         for (const item of change.items) await addItem(tx, idUser, list, item, now);
         break;
@@ -357,12 +376,12 @@ function checkItemCount(n: number, action: string): void {
   }
 }
 
-function itemError(label: string, message: string, field?: string): ApiError {
-  return badRequest(`${label}: ${message}`, { field });
+function itemError(label: string, message: string, field?: string, reason?: string): ApiError {
+  return badRequest(`${label}: ${message}`, { field, reason });
 }
 
 function noSuchWant(label: string, idWant: string, idWantslist: number): ApiError {
-  return itemError(label, `wants list ${idWantslist} has no item ${idWant}.`, 'idWant');
+  return itemError(label, `wants list ${idWantslist} has no item ${idWant}.`, 'idWant', 'unknown_want');
 }
 
 function checkFlags(
@@ -374,7 +393,7 @@ function checkFlags(
   const allowed = gameRules(idGame).flags;
   for (const [flag, value] of Object.entries(flags)) {
     if (value === true && !allowed.includes(flag as WantFlag)) {
-      throw itemError(label, `${flag} does not apply to ${gameName} cards.`, flag);
+      throw itemError(label, `${flag} does not apply to ${gameName} cards.`, flag, 'flag_other_game');
     }
   }
 }
@@ -401,7 +420,7 @@ async function resolveFor(
     lowestOffer: () => lowestOffer(db, target, offerFilter(want as Want, owner)),
     averageSell: () => averageSell(db, target),
   });
-  if ('error' in result) throw itemError(label, `${result.error}.`, 'wishPrice');
+  if ('error' in result) throw itemError(label, `${result.error}.`, 'wishPrice', result.reason);
   return result.cents;
 }
 
@@ -415,22 +434,31 @@ async function addItem(
   const { label, target } = item;
   if (target.type === 'product') {
     const product = await findTargetProduct(db, target.idProduct);
-    if (!product) throw itemError(label, `there is no product ${target.idProduct}.`, 'idProduct');
+    if (!product)
+      throw itemError(label, `there is no product ${target.idProduct}.`, 'idProduct', 'unknown_product');
     if (product.idGame !== list.idGame) {
       throw itemError(
         label,
         `product ${target.idProduct} is not a ${list.game.name} product; this list is for ${list.game.name}.`,
         'idProduct',
+        'product_other_game',
       );
     }
   } else {
     const meta = await findTargetMetaproduct(db, target.idMetaproduct, list.idGame);
-    if (!meta) throw itemError(label, `there is no metaproduct ${target.idMetaproduct}.`, 'idMetaproduct');
+    if (!meta)
+      throw itemError(
+        label,
+        `there is no metaproduct ${target.idMetaproduct}.`,
+        'idMetaproduct',
+        'unknown_product',
+      );
     if (!meta.inGame) {
       throw itemError(
         label,
         `metaproduct ${target.idMetaproduct} has no ${list.game.name} products; this list is for ${list.game.name}.`,
         'idMetaproduct',
+        'product_other_game',
       );
     }
   }

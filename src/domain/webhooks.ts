@@ -189,6 +189,18 @@ async function ownApp(ctx: DomainContext, idUser: number | null, idApp: number):
   return app;
 }
 
+/** An app of the user's whose webhooks the website shows: live, and not a widget (which gets no events). */
+export async function appForWebhooks(ctx: DomainContext, idUser: number, idApp: number): Promise<App> {
+  const app = await ownApp(ctx, idUser, idApp);
+  if (app.kind === 'widget') throw notFound(`You have no app ${idApp}.`, { field: 'idApp' });
+  return app;
+}
+
+/** The name of the app an endpoint belongs to (its page heads with it; a revoked app keeps its name). */
+export async function endpointAppName(ctx: DomainContext, endpoint: Pick<WebhookEndpoint, 'idApp'>) {
+  return (await findAppById(ctx.database.db, endpoint.idApp))?.name ?? '';
+}
+
 /** Registers an endpoint; `idUser` null is the operator (any user's app). */
 export async function createEndpoint(
   ctx: DomainContext,

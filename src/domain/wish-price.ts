@@ -41,7 +41,7 @@ export function parseWishPrice(text: string): WishPriceCode {
   } catch {
     throw badRequest(
       `"${text}" is not a wish price: give a price (1.50), +0.02, -0.37, a percentage (90%), FROM or SELL.`,
-      { field: 'wishPrice' },
+      { field: 'wishPrice', reason: 'wish_price_invalid' },
     );
   }
 }
@@ -59,7 +59,7 @@ export interface WishPriceSources {
 export async function resolveWishPrice(
   code: WishPriceCode,
   sources: WishPriceSources,
-): Promise<{ cents: number } | { error: string }> {
+): Promise<{ cents: number } | { error: string; reason: string }> {
   let cents: number;
   switch (code.kind) {
     case 'price':
@@ -76,14 +76,21 @@ export async function resolveWishPrice(
       break;
     case 'from': {
       const low = await sources.lowestOffer();
-      if (low === null) return { error: 'FROM cannot be resolved: no offer matching it is available now' };
+      if (low === null)
+        return {
+          error: 'FROM cannot be resolved: no offer matching it is available now',
+          reason: 'wish_from_none',
+        };
       cents = low;
       break;
     }
     case 'sell': {
       const sell = await sources.averageSell();
       if (sell === null)
-        return { error: 'SELL cannot be resolved: the price guide has no average selling price for it' };
+        return {
+          error: 'SELL cannot be resolved: the price guide has no average selling price for it',
+          reason: 'wish_sell_none',
+        };
       cents = sell;
       break;
     }
@@ -91,8 +98,10 @@ export async function resolveWishPrice(
   if (code.kind !== 'price' && cents <= 0) {
     return {
       error: `the wish price code gives ${formatCents(cents)} from the current wish price ${formatCents(sources.current)}; a wish price must be greater than 0`,
+      reason: 'price_not_positive',
     };
   }
-  if (cents > MAX_PRICE_CENTS) return { error: 'a wish price must be at most 1000000.00' };
+  if (cents > MAX_PRICE_CENTS)
+    return { error: 'a wish price must be at most 1000000.00', reason: 'price_too_high' };
   return { cents };
 }

@@ -42,15 +42,17 @@ export function strings(obj: Fields | undefined, name: string): string[] {
 export function text(obj: Fields | undefined, name: string): string | undefined {
   const v = raw(obj, name);
   if (v === undefined) return undefined;
-  if (Array.isArray(v)) throw badRequest(`"${name}" may appear only once.`, { field: name });
+  if (Array.isArray(v))
+    throw badRequest(`"${name}" may appear only once.`, { field: name, reason: 'repeated' });
   if (typeof v !== 'string')
-    throw badRequest(`"${name}" must be a value, not nested elements.`, { field: name });
+    throw badRequest(`"${name}" must be a value, not nested elements.`, { field: name, reason: 'not_text' });
   return v;
 }
 
 export function requireText(obj: Fields | undefined, name: string): string {
   const v = text(obj, name);
-  if (v === undefined || v.trim() === '') throw badRequest(`"${name}" is required.`, { field: name });
+  if (v === undefined || v.trim() === '')
+    throw badRequest(`"${name}" is required.`, { field: name, reason: 'required' });
   return v;
 }
 
@@ -73,10 +75,23 @@ export function parseInteger(
 ): number {
   const s = value.trim();
   if (!/^-?\d{1,15}$/.test(s))
-    throw badRequest(`"${name}" must be an integer (got "${value}").`, { field: name });
+    throw badRequest(`"${name}" must be an integer (got "${value}").`, {
+      field: name,
+      reason: 'not_integer',
+    });
   const n = Number(s);
-  if (n < min) throw badRequest(`"${name}" must be at least ${min} (got ${n}).`, { field: name });
-  if (n > max) throw badRequest(`"${name}" must be at most ${max} (got ${n}).`, { field: name });
+  if (n < min)
+    throw badRequest(`"${name}" must be at least ${min} (got ${n}).`, {
+      field: name,
+      reason: 'too_small',
+      params: { min },
+    });
+  if (n > max)
+    throw badRequest(`"${name}" must be at most ${max} (got ${n}).`, {
+      field: name,
+      reason: 'too_large',
+      params: { max },
+    });
   return n;
 }
 
@@ -87,7 +102,7 @@ export function integer(obj: Fields | undefined, name: string, options?: IntOpti
 
 export function requireInteger(obj: Fields | undefined, name: string, options?: IntOptions): number {
   const v = integer(obj, name, options);
-  if (v === undefined) throw badRequest(`"${name}" is required.`, { field: name });
+  if (v === undefined) throw badRequest(`"${name}" is required.`, { field: name, reason: 'required' });
   return v;
 }
 
@@ -96,7 +111,10 @@ export function parseBoolean(value: string, name: string): boolean {
   const s = value.trim();
   if (s === 'true') return true;
   if (s === 'false') return false;
-  throw badRequest(`"${name}" must be true or false (got "${value}").`, { field: name });
+  throw badRequest(`"${name}" must be true or false (got "${value}").`, {
+    field: name,
+    reason: 'not_boolean',
+  });
 }
 
 export function boolean(obj: Fields | undefined, name: string): boolean | undefined {

@@ -6,13 +6,12 @@ import {
   type BulkItem,
   checkBulkSize,
   type FlagInput,
-  failureField,
-  failureMessage,
+  failureOf,
   MAX_COMMENT_LENGTH,
   MAX_COPIES,
   type NewArticleInput,
 } from '../domain/stock-rules.js';
-import { badRequest } from '../errors.js';
+import { badRequest, readEachField } from '../errors.js';
 import { requireBody } from '../http/body.js';
 import { boolean, MAX_ID, objects, parseInteger, requireInteger, text } from '../http/fields.js';
 import type { XmlObject } from '../http/xml.js';
@@ -36,7 +35,7 @@ export function readItems<T>(articles: XmlObject[], parse: (a: XmlObject) => T):
     try {
       return { tried, input: parse(tried) };
     } catch (err) {
-      return { tried, error: failureMessage(err), ...failureField(err) };
+      return failureOf(tried, err);
     }
   });
 }
@@ -49,11 +48,17 @@ export function copiesOf(a: XmlObject, required = true): number | undefined {
   const c = count !== undefined && count.trim() !== '' ? parse(count, 'count') : undefined;
   const m = amount !== undefined && amount.trim() !== '' ? parse(amount, 'amount') : undefined;
   if (c !== undefined && m !== undefined && c !== m) {
-    throw badRequest(`"count" (${c}) and "amount" (${m}) disagree; send one of them.`, { field: 'count' });
+    throw badRequest(`"count" (${c}) and "amount" (${m}) disagree; send one of them.`, {
+      field: 'count',
+      reason: 'count_amount_disagree',
+    });
   }
   const n = c ?? m;
   if (n === undefined && required) {
-    throw badRequest('"amount" (or "count"), the number of copies, is required.', { field: 'amount' });
+    throw badRequest('"amount" (or "count"), the number of copies, is required.', {
+      field: 'amount',
+      reason: 'required',
+    });
   }
   return n;
 }
@@ -71,6 +76,7 @@ function languageOf(a: XmlObject): number | undefined {
   if (byId !== undefined && byLanguage !== undefined && byId !== byLanguage) {
     throw badRequest(`"idLanguage" (${byId}) and "language" (${byLanguage}) disagree; send one of them.`, {
       field: 'idLanguage',
+      reason: 'language_disagree',
     });
   }
   return byId ?? byLanguage;
@@ -83,7 +89,7 @@ function languageField(raw: string | undefined, field: string): number | undefin
     const known = Object.entries(LANGUAGES)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ');
-    throw badRequest(`Unknown language ${id}; use one of ${known}.`, { field });
+    throw badRequest(`Unknown language ${id}; use one of ${known}.`, { field, reason: 'unknown_language' });
   }
   return id;
 }
@@ -91,7 +97,11 @@ function languageField(raw: string | undefined, field: string): number | undefin
 function commentsOf(a: XmlObject): string | undefined {
   const c = text(a, 'comments');
   if (c !== undefined && c.length > MAX_COMMENT_LENGTH) {
-    throw badRequest(`"comments" may have at most ${MAX_COMMENT_LENGTH} characters.`, { field: 'comments' });
+    throw badRequest(`"comments" may have at most ${MAX_COMMENT_LENGTH} characters.`, {
+      field: 'comments',
+      reason: 'too_long_max',
+      params: { max: MAX_COMMENT_LENGTH },
+    });
   }
   return c;
 }
@@ -107,6 +117,7 @@ function conditionOf(a: XmlObject): string | undefined {
   if (!isCondition(c)) {
     throw badRequest(`Unknown condition "${c}"; use one of ${CONDITIONS.join(', ')}.`, {
       field: 'condition',
+      reason: 'unknown_condition',
     });
   }
   return c;
@@ -127,32 +138,33 @@ function articleId(a: XmlObject): number {
 
 /** POST /stock: idProduct, price and a number of copies are required; the rest has defaults. */
 export function parseNewArticle(a: XmlObject): NewArticleInput {
-  const idProduct = requireInteger(a, 'idProduct', { min: 1, max: MAX_ID });
-  const count = copiesOf(a)!;
-  const price = priceOf(a);
-  if (price === undefined) throw badRequest('"price" is required.', { field: 'price' });
-  return {
-    idProduct,
-    count,
-    idLanguage: languageOf(a),
-    comments: commentsOf(a),
-    price,
-    condition: conditionOf(a),
-    flags: flagsOf(a),
-  };
+  return readEachField<NewArticleInput>({
+    idProduct: () => requireInteger(a, 'idProduct', { min: 1, max: MAX_ID }),
+    count: () => copiesOf(a)!,
+    price: () => {
+      const price = priceOf(a);
+      if (price === undefined)
+        throw badRequest('"price" is required.', { field: 'price', reason: 'required' });
+      return price;
+    },
+    idLanguage: () => languageOf(a),
+    comments: () => commentsOf(a),
+    condition: () => conditionOf(a),
+    flags: () => flagsOf(a),
+  });
 }
 
 /** PUT /stock: idArticle and amount are required; any other element present is a change. */
 export function parseArticleChange(a: XmlObject): ArticleChangeInput {
-  return {
-    idArticle: articleId(a),
-    count: copiesOf(a)!,
-    idLanguage: languageOf(a),
-    comments: commentsOf(a),
-    price: priceOf(a),
-    condition: conditionOf(a),
-    flags: flagsOf(a),
-  };
+  return readEachField<ArticleChangeInput>({
+    idArticle: () => articleId(a),
+    count: () => copiesOf(a)!,
+    idLanguage: () => languageOf(a),
+    comments: () => commentsOf(a),
+    price: () => priceOf(a),
+    condition: () => conditionOf(a),
+    flags: () => flagsOf(a),
+  });
 }
 
 /** DELETE /stock: the article and how many of its copies. */

@@ -225,7 +225,11 @@ function labelled<T>(position: string, item: XmlObject, idField: string, parse: 
     return parse(label);
   } catch (err) {
     if (err instanceof ApiError && !err.message.startsWith(label)) {
-      throw badRequest(`${label}: ${err.message}`, { field: err.field });
+      throw badRequest(`${label}: ${err.message}`, {
+        field: err.field,
+        reason: err.reason,
+        params: err.params,
+      });
     }
     throw err;
   }
@@ -279,7 +283,8 @@ function languages(item: XmlObject): number[] | undefined {
   if (values.length === 1 && values[0] === '') return [];
   return values.map((v) => {
     const id = parseInteger(v, 'idLanguage', { min: 1 });
-    if (!isLanguage(id)) throw badRequest(`There is no language ${id}.`, { field: 'idLanguage' });
+    if (!isLanguage(id))
+      throw badRequest(`There is no language ${id}.`, { field: 'idLanguage', reason: 'unknown_language' });
     return id;
   });
 }
@@ -290,6 +295,7 @@ function minCondition(item: XmlObject): string | undefined {
   if (!isCondition(v)) {
     throw badRequest(`minCondition must be one of MT, NM, EX, GD, LP, PL, PO (got "${v}").`, {
       field: 'minCondition',
+      reason: 'unknown_condition',
     });
   }
   return v;

@@ -15,7 +15,7 @@ import { publicOrigin } from '../http/origin.js';
 import type { Services } from '../services.js';
 import { fields, formErrors, localPath, redirectWithFlash } from './forms.js';
 import { displayLanguageOf, type Lang, langOfDisplayLanguage, translator } from './i18n/index.js';
-import { render } from './render.js';
+import { countryName, render } from './render.js';
 import { signInBrowser, signOutBrowser } from './session.js';
 
 /** Joining, signing in and out, and a forgotten password. */
@@ -183,9 +183,8 @@ const countryLists = new Map<Lang, Array<{ code: string; name: string }>>();
 export function countries(lang: Lang): Array<{ code: string; name: string }> {
   let list = countryLists.get(lang);
   if (!list) {
-    const names = new Intl.DisplayNames([lang], { type: 'region' });
     list = [...COUNTRY_CODES]
-      .map((code) => ({ code, name: names.of(code === 'D' ? 'DE' : code) ?? code }))
+      .map((code) => ({ code, name: countryName(code, lang) }))
       .sort((a, b) => a.name.localeCompare(b.name, lang));
     countryLists.set(lang, list);
   }

@@ -12,7 +12,7 @@ import { checkPostalAddress } from '../domain/postal-address.js';
 import type { PricedMethod } from '../domain/shipping.js';
 import { idParam, parseInteger } from '../http/fields.js';
 import type { Services } from '../services.js';
-import { type Errors, fields, formErrors, redirectWithFlash, type Values } from './forms.js';
+import { type Errors, failureText, fields, formErrors, redirectWithFlash, type Values } from './forms.js';
 import { render } from './render.js';
 import { requireUser } from './session.js';
 
@@ -79,7 +79,8 @@ export function cartPages(app: FastifyInstance, services: Services): void {
       const idArticle = parseInteger(f.idArticle, 'idArticle', { min: 1 });
       const count = parseInteger(f.count, 'count', { min: 1 });
       const { failed } = await changeCart(services, request.user!.idUser, 'remove', [{ idArticle, count }]);
-      if (failed[0]) return cartPage(request, reply, { errors: { [key]: failed[0].error } }, 400);
+      if (failed[0])
+        return cartPage(request, reply, { errors: { [key]: failureText(request.t, failed[0]) } }, 400);
       return redirectWithFlash(reply, '/cart', 'flash.removedFromCart', { count });
     } catch (err) {
       const message = Object.values(formErrors(request.t, err))[0] ?? '';

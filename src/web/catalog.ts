@@ -13,9 +13,9 @@ import { publicUser } from '../domain/public-users.js';
 import { idParam, integer, parseInteger, text } from '../http/fields.js';
 import { offerFilterInput, userOfferFilterInput } from '../http/offer-filters.js';
 import type { Services } from '../services.js';
-import { type Errors, fields, formErrors, redirectWithFlash } from './forms.js';
+import { type Errors, failureText, fields, formErrors, redirectWithFlash } from './forms.js';
 import { displayLanguageOf } from './i18n/index.js';
-import { CATALOG_PAGE_SIZE, pageOf, type PageWindow, pager, queryOf } from './paging.js';
+import { CATALOG_PAGE_SIZE, firstPage, pageOf, type PageWindow, pager, queryOf } from './paging.js';
 import { render } from './render.js';
 import { requireUser } from './session.js';
 
@@ -102,7 +102,7 @@ export function catalogPages(app: FastifyInstance, services: Services): void {
     const values = queryValues(request, SEARCH_FIELDS);
     let errors: Errors = {};
     let found: Awaited<ReturnType<typeof findProducts>> | undefined;
-    let page: PageWindow = pageOf(request, CATALOG_PAGE_SIZE, { lenient: true });
+    let page: PageWindow = firstPage(CATALOG_PAGE_SIZE);
     if (values.search !== '' || 'search' in (request.query as object)) {
       try {
         page = pageOf(request, CATALOG_PAGE_SIZE);
@@ -180,7 +180,7 @@ export function catalogPages(app: FastifyInstance, services: Services): void {
     const values = queryValues(request, OFFER_FILTERS);
     let errors: Errors = {};
     let offers = emptyOffers();
-    let page: PageWindow = pageOf(request, CATALOG_PAGE_SIZE, { lenient: true });
+    let page: PageWindow = firstPage(CATALOG_PAGE_SIZE);
     try {
       page = pageOf(request, CATALOG_PAGE_SIZE);
       offers = await productOffers(
@@ -232,7 +232,7 @@ export function catalogPages(app: FastifyInstance, services: Services): void {
     const values = queryValues(request, SELLER_FILTERS);
     let errors: Errors = {};
     let offers = emptyOffers();
-    let page: PageWindow = pageOf(request, CATALOG_PAGE_SIZE, { lenient: true });
+    let page: PageWindow = firstPage(CATALOG_PAGE_SIZE);
     try {
       page = pageOf(request, CATALOG_PAGE_SIZE);
       offers = await userOffers(
@@ -289,7 +289,7 @@ export function catalogPages(app: FastifyInstance, services: Services): void {
       const idArticle = parseInteger(f.idArticle, 'idArticle', { min: 1 });
       const count = parseInteger(f.count, 'count', { min: 1 });
       const { failed } = await changeCart(services, request.user!.idUser, 'add', [{ idArticle, count }]);
-      if (failed[0]) return again({ [key]: failed[0].error });
+      if (failed[0]) return again({ [key]: failureText(request.t, failed[0]) });
       const back = request.url.replace(/\/cart(\?|$)/, '$1');
       return redirectWithFlash(reply, back, 'flash.addedToCart', { count });
     } catch (err) {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidFields } from '../domain/validation.js';
-import { ApiError } from '../errors.js';
+import { ApiError, FieldErrors } from '../errors.js';
 import type { Key, Params, Translator } from './i18n/index.js';
 
 /**
@@ -31,26 +31,48 @@ export function fields<N extends string>(request: FastifyRequest, names: readonl
 }
 
 /**
- * Messages by field for an error the domain threw: each problem of an `InvalidFields`, the field of
- * an `ApiError` that names one, else the whole form's. Texts come from the dictionary
- * (`errors.<code>`), the domain's English message where it has none. Anything else is rethrown
- * (a fault, not bad input: the error page says so).
+ * The text of an error the domain threw, in the page's language: its `reason` (or its API `code`)
+ * looked up as `errors.<code>`, the domain's English message where the dictionaries have none.
+ */
+export function errorText(t: Translator, err: ApiError): string {
+  return (
+    (err.reason && t.maybe(`errors.${err.reason}`, err.params)) ||
+    (err.code && t.maybe(`errors.${err.code}`, err.params)) ||
+    err.message
+  );
+}
+
+/** The text of one refused item of a bulk write (an article, a cart line, a wants list). */
+export function failureText(
+  t: Translator,
+  f: { error: string; reason?: string; params?: Params; cause?: ApiError },
+): string {
+  if (f.cause) return errorText(t, f.cause);
+  return (f.reason && t.maybe(`errors.${f.reason}`, f.params)) || f.error;
+}
+
+/**
+ * Messages by field for an error the domain threw: each problem of an `InvalidFields` or a
+ * `FieldErrors`, the field of an `ApiError` that names one, else the whole form's. Texts come from
+ * the dictionary (`errors.<code>`), the domain's English message where it has none. Anything else
+ * is rethrown (a fault, not bad input: the error page says so).
  */
 export function formErrors(t: Translator, err: unknown, formFields: readonly string[] = []): Errors {
+  const fieldOf = (field: string | undefined) =>
+    field && (formFields.length === 0 || formFields.includes(field)) ? field : '_form';
   if (err instanceof InvalidFields) {
     const out: Errors = {};
     for (const [field, p] of Object.entries(err.problems)) {
-      out[formFields.length === 0 || formFields.includes(field) ? field : '_form'] =
-        t.maybe(`errors.${p.code}`, p.params) ?? p.message;
+      out[fieldOf(field)] ??= t.maybe(`errors.${p.code}`, p.params) ?? p.message;
     }
     return out;
   }
-  if (err instanceof ApiError && err.status < 500) {
-    const text = (err.code && t.maybe(`errors.${err.code}`)) || err.message;
-    const field =
-      err.field && (formFields.length === 0 || formFields.includes(err.field)) ? err.field : '_form';
-    return { [field]: text };
+  if (err instanceof FieldErrors) {
+    const out: Errors = {};
+    for (const e of err.errors) out[fieldOf(e.field)] ??= errorText(t, e);
+    return out;
   }
+  if (err instanceof ApiError && err.status < 500) return { [fieldOf(err.field)]: errorText(t, err) };
   throw err;
 }
 

@@ -6,6 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
 import { accountPages } from './accounts.js';
+import { errorText } from './forms.js';
 import { authorizePages } from './authorize.js';
 import { docsAssets, docsPages } from './docs.js';
 import { balancePages } from './balance.js';
@@ -127,8 +128,7 @@ function errorPage(services: Services) {
       status = 500;
       message = request.t('error.internal', { id: request.id });
     } else {
-      message =
-        (error instanceof ApiError && error.code && request.t.maybe(`errors.${error.code}`)) || error.message;
+      message = error instanceof ApiError ? errorText(request.t, error) : error.message;
     }
     if (error instanceof ApiError) reply.headers(error.headers);
     if (services.config.mode === 'production' && status === 500)

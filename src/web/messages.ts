@@ -31,7 +31,7 @@ export function messagePages(app: FastifyInstance, services: Services): void {
 
   app.get('/messages', signedIn, async (request, reply) => {
     enabled();
-    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
+    const p = pageOf(request, LIST_PAGE_SIZE);
     const { total, threads } = await listThreads(services, request.user!.idUser, { ...p, paginated: true });
     return render(request, reply, 'messages', {
       title: 'messages.title',
@@ -50,7 +50,12 @@ export function messagePages(app: FastifyInstance, services: Services): void {
     const values = fields(request, ['username', 'message']);
     try {
       const partner = await publicUser(services, values.username.trim()).catch((err: unknown) => {
-        if (err instanceof ApiError) throw new ApiError(err.status, err.message, { field: 'username' });
+        if (err instanceof ApiError)
+          throw new ApiError(err.status, err.message, {
+            field: 'username',
+            reason: err.reason,
+            params: err.params,
+          });
         throw err;
       });
       await sendMessage(services, request.user!.idUser, partner.idUser, values.message);
@@ -58,7 +63,7 @@ export function messagePages(app: FastifyInstance, services: Services): void {
     } catch (err) {
       const errors = formErrors(request.t, err, ['username', 'message', 'idOtherUser']);
       if (errors.idOtherUser) errors.username = errors.idOtherUser;
-      const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
+      const p = pageOf(request, LIST_PAGE_SIZE);
       const { total, threads } = await listThreads(services, request.user!.idUser, { ...p, paginated: true });
       return render(
         request,
@@ -90,7 +95,7 @@ export function messagePages(app: FastifyInstance, services: Services): void {
     idPartner: number,
     failed?: { message: string; errors: Errors },
   ) => {
-    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
+    const p = pageOf(request, LIST_PAGE_SIZE);
     const viewer = request.user!.idUser;
     const { total, thread } = await readThread(services, viewer, idPartner, { ...p, paginated: true });
     return render(

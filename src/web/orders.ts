@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { COMPLAINTS, evaluateOrder, GRADES, mayEvaluate } from '../domain/evaluations.js';
 import {
   getOrder,
+  defaultOrderActor,
   listOrders,
   ORDER_STATE_CODES,
   parseActor,
@@ -64,10 +65,15 @@ export function orderPages(app: FastifyInstance, services: Services): void {
 
   app.get('/orders', signedIn, async (request, reply) => {
     const q = request.query as { actor?: string; state?: string };
-    const actorName = q.actor === 'seller' ? 'seller' : 'buyer';
     const state = parseOrderState(q.state || 'paid');
-    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
+    const p = pageOf(request, LIST_PAGE_SIZE);
     const idUser = request.user!.idUser;
+    const actorName =
+      q.actor === 'seller' || q.actor === 'buyer'
+        ? q.actor
+        : (await defaultOrderActor(services, idUser, state)) === ACTOR_SELLER
+          ? 'seller'
+          : 'buyer';
     const { total, orders } = await listOrders(
       services,
       idUser,

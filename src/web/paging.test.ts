@@ -17,14 +17,19 @@ describe('website paging', () => {
     });
   });
 
-  it('refuses an unreadable page naming the field, or takes page 1 when lenient', () => {
-    assert.throws(
-      () => pageOf(requestFor('/products/1?page=abc'), CATALOG_PAGE_SIZE),
-      (e) => e instanceof ApiError && e.status === 400 && e.field === 'page',
-    );
-    assert.throws(() => pageOf(requestFor('/products/1?page=0'), CATALOG_PAGE_SIZE), ApiError);
-    assert.equal(pageOf(requestFor('/stock?page=abc'), LIST_PAGE_SIZE, { lenient: true }).page, 1);
-    assert.equal(pageOf(requestFor('/stock?page=0'), LIST_PAGE_SIZE, { lenient: true }).page, 1);
+  it('refuses an unreadable page on every list, naming the field, with a text the pages translate', () => {
+    for (const url of [
+      '/products/1?page=abc',
+      '/stock?page=abc',
+      '/orders?page=0',
+      '/messages?page=100001',
+    ]) {
+      assert.throws(
+        () => pageOf(requestFor(url), LIST_PAGE_SIZE),
+        (e) => e instanceof ApiError && e.status === 400 && e.field === 'page' && e.reason === 'page_invalid',
+      );
+    }
+    assert.equal(pageOf(requestFor('/stock?page='), CATALOG_PAGE_SIZE).page, 1);
   });
 
   it('links keep the filters, leave out empty ones, and page 1 has no page parameter', () => {

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { badRequest } from '../errors.js';
 import { parseInteger } from '../http/fields.js';
 
 /**
@@ -19,18 +20,34 @@ export interface PageWindow {
 }
 
 /**
- * The page asked for. An unreadable or out-of-range number is a 400 naming `page`, like the
- * filters beside it; with `lenient` (the trading lists, which have no filter form to show the
- * error in) it is page 1.
+ * The page asked for, one rule for every list: none (or empty) is page 1; anything but a number
+ * from 1 to 100,000 is a 400 naming `page` in the reader's language, shown beside the filters of
+ * a list that has them, else as the error page (the pager only ever links to real pages, so such
+ * a `?page=` was typed or cut, and saying so beats showing page 1 as if it were what was asked).
+ * A page past the end shows no rows and links back to the last.
  */
-export function pageOf(request: FastifyRequest, size: number, { lenient = false } = {}): PageWindow {
+export function pageOf(request: FastifyRequest, size: number): PageWindow {
   const raw = (request.query as Record<string, unknown> | undefined)?.page;
   const v = Array.isArray(raw) ? raw[0] : raw;
   let page = 1;
   if (typeof v === 'string' && v.trim() !== '') {
-    if (!lenient) page = parseInteger(v, 'page', { min: 1, max: 100_000 });
-    else if (/^\d{1,6}$/.test(v)) page = Math.max(1, Number(v));
+    try {
+      page = parseInteger(v, 'page', { min: 1, max: MAX_PAGE });
+    } catch {
+      throw badRequest(`"page" must be a page number from 1 to ${MAX_PAGE} (got "${v}").`, {
+        field: 'page',
+        reason: 'page_invalid',
+        params: { value: v, max: MAX_PAGE },
+      });
+    }
   }
+  return firstPage(size, page);
+}
+
+const MAX_PAGE = 100_000;
+
+/** A window of the list (page 1 unless said), for a list whose `?page=` was refused. */
+export function firstPage(size: number, page = 1): PageWindow {
   return { page, offset: (page - 1) * size, limit: size };
 }
 

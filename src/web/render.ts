@@ -3,6 +3,7 @@ import { Eta } from 'eta';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { formatDate, formatDateTime, formatMoney } from '../format.js';
 import type { SessionUser } from '../auth/sessions.js';
+import { isoCountryCode } from '../domain/countries.js';
 import type { Key, Lang, Params, Translator } from './i18n/index.js';
 import { takeFlash } from './forms.js';
 
@@ -35,6 +36,22 @@ export interface PageContext {
   money(cents: number, currency?: string): string;
   dateTime(ms: number): string;
   date(ms: number): string;
+  /** A country of the API (`D`, `FR`) by its name in the page's language ("Allemagne"). */
+  country(code: string | null | undefined): string;
+}
+
+const regionNames = new Map<Lang, Intl.DisplayNames>();
+
+/** The name of one of the API's country codes in `lang`; the code itself where none is known. */
+export function countryName(code: string, lang: Lang): string {
+  let names = regionNames.get(lang);
+  if (!names)
+    regionNames.set(lang, (names = new Intl.DisplayNames([lang], { type: 'region', fallback: 'code' })));
+  try {
+    return names.of(isoCountryCode(code)) ?? code;
+  } catch {
+    return code;
+  }
 }
 
 export interface Page {
@@ -64,6 +81,7 @@ export function render(
     money: (cents, currency) => formatMoney(cents, lang, currency),
     dateTime: (ms) => formatDateTime(ms, lang),
     date: (ms) => formatDate(ms, lang),
+    country: (code) => (code ? countryName(code, lang) : ''),
   };
   const html = eta.render(`./${view}`, { ...model, page });
   return reply.code(status).type('text/html; charset=utf-8').send(html);

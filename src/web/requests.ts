@@ -1,6 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { explainSignature } from '../auth/explain.js';
-import { getRequest, listRequests, type RequestLogQuery, requestLogApps } from '../domain/request-log.js';
+import {
+  getRequest,
+  listRequests,
+  REQUESTS_PER_PAGE,
+  type RequestLogQuery,
+  requestLogApps,
+} from '../domain/request-log.js';
+import { pageOf } from './paging.js';
 import { badRequest } from '../errors.js';
 import type { Services } from '../services.js';
 import { fields, formErrors } from './forms.js';
@@ -19,6 +26,17 @@ const DEBUGGER_FIELDS = [
 /** Longest value a debugger field takes (a header or a base string of a long query). */
 const MAX_FIELD = 16 * 1024;
 
+/** A request's number as a link gives it; anything else is a 400 saying so (not "no request 0"). */
+function requestNumber(text: string): number {
+  if (!/^\d{1,15}$/.test(text) || !(Number(text) > 0)) {
+    throw badRequest(`"${text}" is not a request number.`, {
+      reason: 'request_id_invalid',
+      params: { id: text },
+    });
+  }
+  return Number(text);
+}
+
 /**
  * The request log and the signature debugger (README, "The request log", "The signature
  * debugger"): a user's own API requests, newest first, each openable in full, and the server's
@@ -33,7 +51,6 @@ export function requestPages(app: FastifyInstance, services: Services): void {
     // A repeated parameter (`?status=1&status=2`) counts once, as in a form.
     const one = (v: unknown) => String((Array.isArray(v) ? v[0] : v) ?? '');
     const values = { status: one(q.status), path: one(q.path), idApp: one(q.idApp) };
-    const query: RequestLogQuery = { ...values, page: Number(one(q.page) || 1) };
     const model = {
       title: 'requests.title' as const,
       values,
@@ -41,6 +58,8 @@ export function requestPages(app: FastifyInstance, services: Services): void {
       rowsPerUser: services.config.requestLogRows,
     };
     try {
+      // The page as every list reads it (`web/paging.ts`): not a page number is a 400.
+      const query: RequestLogQuery = { ...values, page: pageOf(request, REQUESTS_PER_PAGE).page };
       const result = await listRequests(services, request.user!.idUser, query);
       return render(request, reply, 'requests', { ...model, result, errors: {} });
     } catch (err) {
@@ -54,11 +73,7 @@ export function requestPages(app: FastifyInstance, services: Services): void {
 
   app.get('/requests/:idRequest', signedIn, async (request, reply) => {
     const { idRequest } = request.params as { idRequest: string };
-    const row = await getRequest(
-      services,
-      request.user!.idUser,
-      /^\d{1,15}$/.test(idRequest) ? Number(idRequest) : 0,
-    );
+    const row = await getRequest(services, request.user!.idUser, requestNumber(idRequest));
     return render(request, reply, 'request', {
       title: 'request.title',
       titleParams: { id: row.idRequest },
@@ -80,11 +95,7 @@ export function requestPages(app: FastifyInstance, services: Services): void {
     if (fromLog !== undefined) {
       await requireUser.call(app, request, reply);
       if (reply.sent) return reply;
-      const row = await getRequest(
-        services,
-        request.user!.idUser,
-        /^\d{1,15}$/.test(fromLog) ? Number(fromLog) : 0,
-      );
+      const row = await getRequest(services, request.user!.idUser, requestNumber(fromLog));
       values.method = row.method;
       values.url = `${row.origin ?? ''}${row.path}${row.query ? `?${row.query}` : ''}`;
       values.authorization = row.authorization ?? '';

@@ -16,7 +16,8 @@ import { ApiError, badRequest, notFound } from '../errors.js';
 import type { XmlObject } from '../http/xml.js';
 import { parseArticleChange, parseArticleCount, parseNewArticle, readItems } from '../routes/stock-input.js';
 import type { Services } from '../services.js';
-import { type Errors, fields, formErrors, redirectWithFlash, type Values } from './forms.js';
+import { type Errors, failureText, fields, formErrors, redirectWithFlash, type Values } from './forms.js';
+import type { Translator } from './i18n/index.js';
 import { LIST_PAGE_SIZE, pageOf, pager, pathId } from './paging.js';
 import { render } from './render.js';
 import { requireUser } from './session.js';
@@ -36,10 +37,14 @@ function oneItem<T>(
   return readItems([article], parse);
 }
 
-/** The one result of a one-article write, as form errors (beside the field it names) or the article. */
-function single(results: BulkResult[], names: readonly string[]) {
+/**
+ * The one result of a one-article write, as form errors (each beside the field it names, in the
+ * reader's language) or the article.
+ */
+function single(t: Translator, results: BulkResult[], names: readonly string[]) {
   const r = results[0]!;
   if ('error' in r) {
+    if (r.cause) return { errors: formErrors(t, r.cause, names) };
     const field = r.field && names.includes(r.field) ? r.field : '_form';
     return { errors: { [field]: r.error } as Errors };
   }
@@ -69,7 +74,7 @@ export function stockPages(app: FastifyInstance, services: Services): void {
   app.get('/stock', signedIn, async (request, reply) => {
     const q = request.query as Record<string, string | undefined>;
     const idUser = request.user!.idUser;
-    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
+    const p = pageOf(request, LIST_PAGE_SIZE);
     const num = (v: string | undefined) => (v && /^\d{1,9}$/.test(v) ? Number(v) : undefined);
     const filter = {
       name: q.name?.trim() || undefined,
@@ -104,7 +109,7 @@ export function stockPages(app: FastifyInstance, services: Services): void {
     const idProduct = Number(values.idProduct || q.idProduct || 0);
     let found: Awaited<ReturnType<typeof findProducts>> | null = null;
     let searchError: Errors = {};
-    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
+    const p = pageOf(request, LIST_PAGE_SIZE);
     if (!idProduct && q.search !== undefined) {
       try {
         found = await findProducts(
@@ -150,6 +155,7 @@ export function stockPages(app: FastifyInstance, services: Services): void {
     const values = fields(request, NEW_FIELDS);
     try {
       const outcome = single(
+        request.t,
         await addArticles(services, request.user!.idUser, oneItem(flagValues(values), parseNewArticle)),
         NEW_FIELDS,
       );
@@ -210,6 +216,7 @@ export function stockPages(app: FastifyInstance, services: Services): void {
     const values = fields(request, CHANGE_FIELDS);
     try {
       const outcome = single(
+        request.t,
         await updateArticles(
           services,
           request.user!.idUser,
@@ -242,6 +249,7 @@ export function stockPages(app: FastifyInstance, services: Services): void {
       if (!/^\d{1,6}$/.test(values.count.trim())) {
         throw badRequest(`"count" must be a whole number of copies (got "${values.count}").`, {
           field: 'count',
+          reason: 'not_integer',
         });
       }
       const wanted = Number(values.count.trim());
@@ -252,7 +260,7 @@ export function stockPages(app: FastifyInstance, services: Services): void {
           parseArticleCount,
         );
         const write = delta > 0 ? increaseArticles : decreaseArticles;
-        const outcome = single(await write(services, request.user!.idUser, item), ['count']);
+        const outcome = single(request.t, await write(services, request.user!.idUser, item), ['count']);
         if (outcome.errors)
           return showArticle(request, reply, idArticle, { form: 'count', values, errors: outcome.errors });
       }
@@ -279,7 +287,7 @@ export function stockPages(app: FastifyInstance, services: Services): void {
       return showArticle(request, reply, idArticle, {
         form: 'delete',
         values: {},
-        errors: { _form: r.error },
+        errors: { _form: failureText(request.t, r) },
       });
     return redirectWithFlash(reply, '/stock', 'flash.stock.deleted');
   });
@@ -311,9 +319,20 @@ export function stockPages(app: FastifyInstance, services: Services): void {
 
   app.get('/stock/file.csv', signedIn, async (request, reply) => {
     const q = request.query as Record<string, string | undefined>;
-    const idGame = q.idGame && /^\d{1,9}$/.test(q.idGame) ? Number(q.idGame) : 1;
-    const idLanguage = q.idLanguage && /^\d{1,9}$/.test(q.idLanguage) ? Number(q.idLanguage) : undefined;
-    const filter = { idGame, isSingle: q.isSealed !== 'true', idLanguage };
+    // As the API's stock file reads them: a value that is not an id is a 400 (an unknown game 404).
+    const id = (name: 'idGame' | 'idLanguage') => {
+      const v = q[name]?.trim() ?? '';
+      if (v === '') return undefined;
+      if (!/^\d{1,9}$/.test(v) || Number(v) < 1)
+        throw badRequest(`"${name}" must be an id (got "${v}").`, {
+          field: name,
+          reason: 'link_id_invalid',
+          params: { value: v },
+        });
+      return Number(v);
+    };
+    const idGame = id('idGame') ?? 1;
+    const filter = { idGame, isSingle: q.isSealed !== 'true', idLanguage: id('idLanguage') };
     await checkStockFileFilter(services.database.db, filter);
     const chunks: string[] = [];
     for await (const chunk of stockCsv(services.database.db, request.user!.idUser, filter))
@@ -359,7 +378,9 @@ export function stockPages(app: FastifyInstance, services: Services): void {
     const results = [
       ...fresh.map((r, i) => ({ line: r.line, kind: 'added', result: added[i]! })),
       ...changed.map((r, i) => ({ line: r.line, kind: 'changed', result: updated[i]! })),
-    ].sort((x, y) => x.line - y.line);
+    ]
+      .sort((x, y) => x.line - y.line)
+      .map((r) => ({ ...r, text: 'error' in r.result ? failureText(request.t, r.result) : '' }));
     return showFile(request, reply, { results });
   });
 }

@@ -15,7 +15,7 @@ import { badRequest, notFound } from '../errors.js';
 import type { XmlObject } from '../http/xml.js';
 import { parseWantslistChange } from '../routes/wantslists.js';
 import type { Services } from '../services.js';
-import { type Errors, fields, formErrors, redirectWithFlash, type Values } from './forms.js';
+import { type Errors, failureText, fields, formErrors, redirectWithFlash, type Values } from './forms.js';
 import { LIST_PAGE_SIZE, pageOf, pager, pathId } from './paging.js';
 import { render } from './render.js';
 import { requireUser } from './session.js';
@@ -52,7 +52,7 @@ export function wantsPages(app: FastifyInstance, services: Services): void {
   const form = { onRequest: requireUser, preHandler: app.csrfProtection };
 
   const showLists = async (request: FastifyRequest, reply: FastifyReply, failed?: Failed) => {
-    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
+    const p = pageOf(request, LIST_PAGE_SIZE);
     const lists = await listWantslists(services, request.user!.idUser);
     return render(
       request,
@@ -79,7 +79,11 @@ export function wantsPages(app: FastifyInstance, services: Services): void {
       if (failed[0]) {
         const f = failed[0];
         const field = f.field === 'name' || f.field === 'idGame' ? f.field : '_form';
-        return showLists(request, reply, { form: 'create', values, errors: { [field]: f.error } });
+        return showLists(request, reply, {
+          form: 'create',
+          values,
+          errors: { [field]: failureText(request.t, f) },
+        });
       }
       return redirectWithFlash(reply, `/wants/${created[0]!.idWantslist}`, 'flash.wants.created');
     } catch (err) {
@@ -110,7 +114,7 @@ export function wantsPages(app: FastifyInstance, services: Services): void {
   ) => {
     const q = request.query as Record<string, string | undefined>;
     const detail = await getWantslist(services, request.user!.idUser, idWantslist);
-    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
+    const p = pageOf(request, LIST_PAGE_SIZE);
     // Adding: find by name; each card offers this printing (product) or any printing (metaproduct).
     let found: Awaited<ReturnType<typeof findProducts>> | null = null;
     let searchError: Errors = {};
@@ -203,7 +207,11 @@ export function wantsPages(app: FastifyInstance, services: Services): void {
       [...ITEM_FIELDS, 'idLanguage', 'idProduct', 'idMetaproduct'],
       () => {
         const m = /^(product|metaproduct):(\d{1,9})$/.exec(values.target);
-        if (!m) throw badRequest('Choose the card you want first.', { field: 'target' });
+        if (!m)
+          throw badRequest('Choose the card you want first.', {
+            field: 'target',
+            reason: 'want_target_required',
+          });
         const item = itemBody(values, languages);
         item[m[1] === 'product' ? 'idProduct' : 'idMetaproduct'] = m[2]!;
         return { action: 'addItem', [m[1]!]: item };
@@ -250,7 +258,7 @@ export function wantsPages(app: FastifyInstance, services: Services): void {
 
   app.get('/wants/:idWantslist/items/:idWant', signedIn, async (request, reply) => {
     const idWantslist = listId(request);
-    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
+    const p = pageOf(request, LIST_PAGE_SIZE);
     const { item, total, offers } = await offersForWant(
       services,
       request.user!.idUser,

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { EVENT_KIND_NAMES } from '../domain/user-events.js';
 import {
+  appForWebhooks,
   createEndpoint,
+  endpointAppName,
   endpointAttemptsPage,
   endpointSecret,
   ownEndpoint,
@@ -11,7 +13,6 @@ import {
 } from '../domain/webhooks.js';
 import { notFound } from '../errors.js';
 import type { Services } from '../services.js';
-import { findAppById } from '../store/apps.js';
 import { fields, formErrors, redirectWithFlash } from './forms.js';
 import { LIST_PAGE_SIZE, pageOf, pager } from './paging.js';
 import { render } from './render.js';
@@ -41,16 +42,7 @@ export function webhookPages(app: FastifyInstance, services: Services): void {
   };
   const ownApp = async (request: FastifyRequest) => {
     const idApp = idOf(request.params, 'idApp');
-    const found = await findAppById(services.database.db, idApp);
-    if (
-      !found ||
-      found.revokedAt !== null ||
-      found.idUser !== request.user!.idUser ||
-      found.kind === 'widget'
-    ) {
-      throw notFound(`You have no app ${idApp}.`);
-    }
-    return found;
+    return appForWebhooks(services, request.user!.idUser, idApp);
   };
   const newPage = (
     appName: string,
@@ -104,15 +96,15 @@ export function webhookPages(app: FastifyInstance, services: Services): void {
   app.get('/profile/webhooks/:idEndpoint', signedIn, async (request, reply) => {
     const idUser = request.user!.idUser;
     const endpoint = await ownEndpoint(services, idUser, idOf(request.params, 'idEndpoint'));
-    const p = pageOf(request, LIST_PAGE_SIZE, { lenient: true });
-    const [{ attempts, total }, owner] = await Promise.all([
+    const p = pageOf(request, LIST_PAGE_SIZE);
+    const [{ attempts, total }, appName] = await Promise.all([
       endpointAttemptsPage(services, idUser, endpoint.idEndpoint, p),
-      findAppById(services.database.db, endpoint.idApp),
+      endpointAppName(services, endpoint),
     ]);
     return render(request, reply, 'webhook', {
       title: 'webhooks.title',
       endpoint,
-      appName: owner?.name ?? '',
+      appName,
       kinds: endpoint.kinds === '*' ? [] : endpoint.kinds.split(','),
       secret: endpointSecret(services.serverKey, endpoint),
       attempts,

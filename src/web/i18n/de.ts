@@ -1,3 +1,4 @@
+import { errorsDe } from './errors.js';
 import { tradeDe } from './trade.js';
 import { shopDe } from './shop/de.js';
 import type { Dictionary } from './index.js';
@@ -5,6 +6,7 @@ import type { Dictionary } from './index.js';
 export const de = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
   ...tradeDe,
+  ...errorsDe,
   ...shopDe,
   'nav.profile': 'Profil',
   'nav.signIn': 'Anmelden',

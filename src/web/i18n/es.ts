@@ -1,3 +1,4 @@
+import { errorsEs } from './errors.js';
 import { tradeEs } from './trade.js';
 import { shopEs } from './shop/es.js';
 import type { Dictionary } from './index.js';
@@ -5,6 +6,7 @@ import type { Dictionary } from './index.js';
 export const es = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
   ...tradeEs,
+  ...errorsEs,
   ...shopEs,
   'nav.profile': 'Perfil',
   'nav.signIn': 'Iniciar sesión',

@@ -1,3 +1,4 @@
+import { errorsIt } from './errors.js';
 import { tradeIt } from './trade.js';
 import { shopIt } from './shop/it.js';
 import type { Dictionary } from './index.js';
@@ -5,6 +6,7 @@ import type { Dictionary } from './index.js';
 export const it = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
   ...tradeIt,
+  ...errorsIt,
   ...shopIt,
   'nav.profile': 'Profilo',
   'nav.signIn': 'Accedi',
