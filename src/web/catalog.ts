@@ -258,6 +258,8 @@ export function catalogPages(app: FastifyInstance, services: Services): void {
         seller,
         games,
         values: { ...values, idGame: String(idGame) },
+        // The filters as asked: the game shown by default is no filter set (they stay folded).
+        set: values,
         errors: { ...errors, ...formErrorsIn },
         offers,
         pager: pager(request, page, offers.total, { capped: offers.capped, path: `/users/${seller.idUser}` }),

@@ -48,6 +48,11 @@ interface Stop {
   prices?: boolean;
   /** The offer lists' add-to-cart form must be on a phone's screen too. */
   cart?: boolean;
+  /**
+   * The first price (and add-to-cart button) must be on a phone's first screen, unscrolled: the
+   * pages people shop from put their offers before (or beside) their facts.
+   */
+  firstScreen?: boolean;
   /** A heading the page shows once its script has drawn it; the picture is then of the window only. */
   drawn?: string;
 }
@@ -72,6 +77,17 @@ async function onScreen(page: Page, selector: string): Promise<string | undefine
   }, selector);
 }
 
+/** How far below the first screen's bottom the first `selector` ends, unscrolled (≤ 0: on it). */
+async function belowFirstScreen(page: Page, selector: string): Promise<number | string> {
+  return page.evaluate((sel) => {
+    const w = globalThis as any;
+    w.scrollTo(0, 0);
+    const el = w.document.querySelector(sel);
+    if (!el) return `no ${sel} on the page`;
+    return Math.ceil(el.getBoundingClientRect().bottom - w.innerHeight);
+  }, selector);
+}
+
 describeUnless(NO_BROWSER, 'a tour of every page at desktop and phone size', () => {
   const ctx = useBrowser('tour');
 
@@ -81,7 +97,27 @@ describeUnless(NO_BROWSER, 'a tour of every page at desktop and phone size', () 
 
     // A small world: a seller with stock, a buyer with an order of theirs (paid), a card in the
     // cart, a thread, a wants list, a webhook, a logged request, a third-party app and a reset link.
-    const owl = await createProduct(asTest, { enName: 'Tour Owl', rarity: 'Rare' });
+    // The owl as a real product page shows it: a name in each language and a full price guide
+    // (the phone's first screen must hold the first offer with all of that above it).
+    const owl = await createProduct(asTest, {
+      enName: 'Tour Owl',
+      rarity: 'Rare',
+      names: { 2: 'Hibou du tour', 3: 'Tour-Eule', 4: 'Búho del tour', 5: 'Gufo del tour' },
+    });
+    await server.services.database.db
+      .insertInto('priceGuides')
+      .values({
+        idProduct: owl.idProduct,
+        sell: 1450,
+        low: 120,
+        lowEx: 150,
+        lowFoil: 2375,
+        avg: 1399,
+        trend: 1299,
+        trendFoil: 3150,
+        updatedAt: 0,
+      })
+      .execute();
     const fox = await createProduct(asTest, { enName: 'Tour Fox', idExpansion: owl.idExpansion });
     const seller = await sellerWithStock(server, 'tour-seller', [
       { idProduct: owl.idProduct, price: '1.50', condition: 'NM', count: 3 },
@@ -167,6 +203,7 @@ describeUnless(NO_BROWSER, 'a tour of every page at desktop and phone size', () 
       { route: '/expansions/:idExpansion', path: `/expansions/${owl.idExpansion}`, as: 'buyer' },
       {
         route: '/products/:idProduct',
+        firstScreen: true,
         path: `/products/${owl.idProduct}`,
         as: 'buyer',
         prices: true,
@@ -174,6 +211,7 @@ describeUnless(NO_BROWSER, 'a tour of every page at desktop and phone size', () 
       },
       {
         route: '/users/:idUser',
+        firstScreen: true,
         path: `/users/${seller.user.idUser}`,
         as: 'buyer',
         prices: true,
@@ -269,6 +307,17 @@ describeUnless(NO_BROWSER, 'a tour of every page at desktop and phone size', () 
         if (stop.cart) {
           const form = await onScreen(page, 'table.offers tbody tr form.add button');
           if (form) problems.push(`${stop.path}: ${form}`);
+        }
+        if (stop.firstScreen) {
+          for (const [what, sel] of [
+            ['price', 'table.offers tbody tr td.money'],
+            ['add-to-cart button', 'table.offers tbody tr form.add button'],
+          ] as const) {
+            const below = await belowFirstScreen(page, sel);
+            if (typeof below === 'string') problems.push(`${stop.path}: ${below}`);
+            else if (below > 0)
+              problems.push(`${stop.path}: the first ${what} ends ${below} px below the first screen`);
+          }
         }
       }
       assert.deepEqual(problems, [], `on a ${size}`);
