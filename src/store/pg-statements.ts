@@ -39,7 +39,7 @@ interface Internals {
   getTransactionStatus?: () => string | null;
 }
 
-type Query = (text: unknown, values?: unknown) => Promise<pg.QueryResult>;
+type Query = (text: unknown, values?: unknown, ...rest: unknown[]) => Promise<pg.QueryResult>;
 
 export class StatementNames {
   private readonly seenOnce = new Set<string>();
@@ -83,9 +83,17 @@ export class StatementNames {
       return name;
     };
 
-    client.query = ((text: unknown, values?: unknown) => {
-      if (typeof text !== 'string' || !Array.isArray(values) || !NAMEABLE.test(text)) {
-        return send(text, values);
+    client.query = ((text: unknown, values?: unknown, ...rest: unknown[]) => {
+      // Anything else passes through as it came, a callback included (pg's own `pool.query`, the
+      // health check, calls `client.query(text, undefined, callback)`: dropped, it never answered).
+      if (
+        rest.length > 0 ||
+        typeof values === 'function' ||
+        typeof text !== 'string' ||
+        !Array.isArray(values) ||
+        !NAMEABLE.test(text)
+      ) {
+        return send(text, values, ...rest);
       }
       const name = nameFor(text);
       if (name === undefined) return send(text, values);
