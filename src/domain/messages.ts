@@ -111,8 +111,20 @@ export async function readThread(
 ): Promise<{ total: number; thread: ThreadView }> {
   const db = ctx.database.db;
   const partner = await requirePartner(db, viewer, idPartner);
+  // A first page that comes back shorter than the limit is the whole thread (most threads are):
+  // its length is the total and its received unread messages the unread count, with no count read.
+  const first = page.offset === 0 ? await threadPage(db, viewer, idPartner, 0, page.limit) : undefined;
+  if (first && first.length < page.limit) {
+    let unreadMessages = 0;
+    for (const m of first) if (m.idReceiver === viewer && m.unread === 1) unreadMessages++;
+    const messages = shown(page, first.length) ? first : [];
+    await markReceivedRead(db, viewer, messages);
+    return { total: first.length, thread: { partner, messages, unreadMessages } };
+  }
   const { total, unread: unreadMessages } = await threadStats(db, viewer, idPartner);
-  const messages = shown(page, total) ? await threadPage(db, viewer, idPartner, page.offset, page.limit) : [];
+  const messages = !shown(page, total)
+    ? []
+    : (first ?? (await threadPage(db, viewer, idPartner, page.offset, page.limit)));
   await markReceivedRead(db, viewer, messages);
   return { total, thread: { partner, messages, unreadMessages } };
 }

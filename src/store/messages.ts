@@ -98,12 +98,28 @@ export async function countUnreadFrom(db: Executor, viewer: number, partner: num
   return Number(row.n);
 }
 
+/**
+ * The two directions of a thread as two index-ordered branches (`messages_by_pair` and
+ * `messages_by_receiver_pair` both end in `seq`), merged in `seq` order: SQLite walks both indexes
+ * and merges (MERGE (UNION ALL)), PostgreSQL a Merge Append, where the `or` of the two pairs made
+ * both collect every row of the thread and sort it before the limit.
+ */
 const threadPageQuery = prepared(
   (db, viewer: number, partner: number, p2: number, v2: number, limit: number, offset: number) =>
     db
       .selectFrom('messages')
       .selectAll()
-      .where((eb) => visiblePair(eb, viewer, partner, p2, v2))
+      .where('idSender', '=', viewer)
+      .where('idReceiver', '=', partner)
+      .where('senderDeleted', '=', sql.lit(0))
+      .unionAll(
+        db
+          .selectFrom('messages')
+          .selectAll()
+          .where('idSender', '=', p2)
+          .where('idReceiver', '=', v2)
+          .where('receiverDeleted', '=', sql.lit(0)),
+      )
       .orderBy('seq')
       .limit(limit)
       .offset(offset),
