@@ -100,9 +100,10 @@ export async function countUnreadFrom(db: Executor, viewer: number, partner: num
 
 /**
  * The two directions of a thread as two index-ordered branches (`messages_by_pair` and
- * `messages_by_receiver_pair` both end in `seq`), merged in `seq` order: SQLite walks both indexes
- * and merges (MERGE (UNION ALL)), PostgreSQL a Merge Append, where the `or` of the two pairs made
- * both collect every row of the thread and sort it before the limit.
+ * `messages_by_receiver_pair` both end in `seq`) under one `order by seq`: SQLite walks both
+ * indexes in order and merges them (MERGE (UNION ALL)) where the `or` of the two pairs collected the
+ * thread into a temporary B-tree to sort it. PostgreSQL (15) appends the two index scans and sorts,
+ * as it did the `or`.
  */
 const threadPageQuery = prepared(
   (db, viewer: number, partner: number, p2: number, v2: number, limit: number, offset: number) =>
