@@ -99,6 +99,14 @@ export async function countUnreadFrom(db: Executor, viewer: number, partner: num
 }
 
 /**
+ * A limit or offset parameter behind a cast. SQLite (3.53) reads a bare parameter's value when it
+ * plans a LIMIT, so every new binding makes it prepare the statement again (tens of µs, several
+ * times the query itself); a cast is an expression it does not look into. PostgreSQL reads both
+ * the same.
+ */
+const asInteger = (value: number) => sql<number>`cast(${value} as integer)`;
+
+/**
  * The two directions of a thread as two index-ordered branches (`messages_by_pair` and
  * `messages_by_receiver_pair` both end in `seq`) under one `order by seq`: SQLite walks both
  * indexes in order and merges them (MERGE (UNION ALL)) where the `or` of the two pairs collected the
@@ -122,8 +130,8 @@ const threadPageQuery = prepared(
           .where('receiverDeleted', '=', sql.lit(0)),
       )
       .orderBy('seq')
-      .limit(limit)
-      .offset(offset),
+      .limit(asInteger(limit))
+      .offset(asInteger(offset)),
   [0, 0, 0, 0, 0, 0],
 );
 
