@@ -16,6 +16,7 @@ import {
   threadPage,
   threadStats,
   threadSummaries,
+  type ThreadMessage,
 } from '../store/messages.js';
 import type { Message, User } from '../store/schema.js';
 import { findUserById } from '../store/users.js';
@@ -49,7 +50,7 @@ function shown(page: Page, total: number): boolean {
 
 export interface ThreadView {
   partner: User;
-  messages: Message[];
+  messages: ThreadMessage[];
   /** Messages of this thread the caller has not read (before this request marked any). */
   unreadMessages: number;
 }
@@ -68,7 +69,7 @@ async function requirePartner(db: Executor, viewer: number, idPartner: number): 
 }
 
 /** Marks the page's received unread messages read; one statement, so atomic on its own. */
-async function markReceivedRead(db: Executor, viewer: number, messages: Message[]): Promise<void> {
+async function markReceivedRead(db: Executor, viewer: number, messages: ThreadMessage[]): Promise<void> {
   const seqs = messages.filter((m) => m.idReceiver === viewer && m.unread === 1).map((m) => m.seq);
   await markRead(db, viewer, seqs);
 }

@@ -113,18 +113,22 @@ const asInteger = (value: number) => sql<number>`cast(${value} as integer)`;
  * thread into a temporary B-tree to sort it. PostgreSQL (15) appends the two index scans and sorts,
  * as it did the `or`.
  */
+/** What a thread shows of a message: not the delete flags, which the query's conditions fix. */
+export type ThreadMessage = Omit<Message, 'senderDeleted' | 'receiverDeleted'>;
+const THREAD_COLUMNS = ['seq', 'idMessage', 'idSender', 'idReceiver', 'text', 'date', 'unread'] as const;
+
 const threadPageQuery = prepared(
   (db, viewer: number, partner: number, p2: number, v2: number, limit: number, offset: number) =>
     db
       .selectFrom('messages')
-      .selectAll()
+      .select(THREAD_COLUMNS)
       .where('idSender', '=', viewer)
       .where('idReceiver', '=', partner)
       .where('senderDeleted', '=', sql.lit(0))
       .unionAll(
         db
           .selectFrom('messages')
-          .selectAll()
+          .select(THREAD_COLUMNS)
           .where('idSender', '=', p2)
           .where('idReceiver', '=', v2)
           .where('receiverDeleted', '=', sql.lit(0)),
@@ -142,7 +146,7 @@ export async function threadPage(
   partner: number,
   offset: number,
   limit: number,
-): Promise<Message[]> {
+): Promise<ThreadMessage[]> {
   return threadPageQuery(db, viewer, partner, partner, viewer, limit, offset);
 }
 
