@@ -115,7 +115,39 @@ const asInteger = (value: number) => sql<number>`cast(${value} as integer)`;
  */
 /** What a thread shows of a message: not the delete flags, which the query's conditions fix. */
 export type ThreadMessage = Omit<Message, 'senderDeleted' | 'receiverDeleted'>;
-const THREAD_COLUMNS = ['seq', 'idMessage', 'idSender', 'idReceiver', 'text', 'date', 'unread'] as const;
+
+/**
+ * A thread's message as two values, `seq` (which the union is ordered by) and the rest joined into
+ * one text, `idSender|idReceiver|date|unread|idMessage|text` (the text last, so it may hold any
+ * character): better-sqlite3 hands each value of a row to JavaScript through a slow call of V8's
+ * API, which made the seven columns of a page of messages cost more than reading them. The same
+ * text on both dialects (PostgreSQL's `||` turns numbers into text as SQLite's does).
+ */
+const PACKED_COLUMNS = ['idSender', 'idReceiver', 'date', 'unread', 'idMessage', 'text'] as const;
+const THREAD_COLUMNS = [
+  'seq',
+  sql<string>`${sql.join(
+    PACKED_COLUMNS.map((c) => sql.ref(c)),
+    sql` || '|' || `,
+  )}`.as('packed'),
+] as const;
+
+function unpackMessage(seq: number, packed: string): ThreadMessage {
+  const a = packed.indexOf('|');
+  const b = packed.indexOf('|', a + 1);
+  const c = packed.indexOf('|', b + 1);
+  const d = packed.indexOf('|', c + 1);
+  const e = packed.indexOf('|', d + 1);
+  return {
+    seq: Number(seq),
+    idMessage: packed.slice(d + 1, e),
+    idSender: Number(packed.slice(0, a)),
+    idReceiver: Number(packed.slice(a + 1, b)),
+    text: packed.slice(e + 1),
+    date: Number(packed.slice(b + 1, c)),
+    unread: Number(packed.slice(c + 1, d)),
+  };
+}
 
 const threadPageQuery = prepared(
   (db, viewer: number, partner: number, p2: number, v2: number, limit: number, offset: number) =>
@@ -147,7 +179,10 @@ export async function threadPage(
   offset: number,
   limit: number,
 ): Promise<ThreadMessage[]> {
-  return threadPageQuery(db, viewer, partner, partner, viewer, limit, offset);
+  const rows = await threadPageQuery(db, viewer, partner, partner, viewer, limit, offset);
+  const messages = new Array<ThreadMessage>(rows.length);
+  for (let i = 0; i < rows.length; i++) messages[i] = unpackMessage(rows[i]!.seq, rows[i]!.packed);
+  return messages;
 }
 
 export async function findVisibleMessage(
