@@ -1,6 +1,7 @@
 import { ApiError } from '../errors.js';
-import { type ArticleView, articleViewsWithReserved, insertArticles } from '../store/articles.js';
+import { type ArticleView, insertArticles, loadArticleViews } from '../store/articles.js';
 import type { Tx } from '../store/db.js';
+import { reservedCounts } from '../store/reservations.js';
 import { appendEvents } from '../store/events.js';
 import type { Article } from '../store/schema.js';
 import {
@@ -165,6 +166,20 @@ class WorkingSet {
     entry.deleted = true;
     return true;
   }
+  /**
+   * Copies in carts of the articles this request already knows them of: those it named (read under
+   * lock at the start, the count the request was decided on; a buyer can neither reserve nor
+   * release them meanwhile) and those it created (no buyer has seen them yet); `ids` maps the
+   * created ones' placeholders.
+   */
+  knownReserved(ids: Map<number, number>): Map<number, number> {
+    const known = new Map<number, number>();
+    for (const e of this.entries) {
+      if (e.fresh) known.set(ids.get(e.row.idArticle)!, 0);
+      else if (e.expected !== null) known.set(e.row.idArticle, e.reserved);
+    }
+    return known;
+  }
   private unkey(entry: Entry): void {
     const key = identityKey(entry.row);
     if (this.byKey.get(key) === entry.row.idArticle) this.byKey.delete(key);
@@ -240,13 +255,31 @@ function loadWorkingSet(named: LockedArticle[], others: Article[] = []): Working
 
 type Outcome = { tried: unknown; idArticle: number; gone?: ArticleView } | Failure;
 
-/** The answers' articles as they are once everything is written (`ids` maps placeholders). */
-async function finish(tx: Tx, outcomes: Outcome[], ids = new Map<number, number>()): Promise<BulkResult[]> {
+/**
+ * The answers' articles as they are once everything is written (`ids` maps placeholders); the
+ * copies in carts are read only for articles `set` does not know them of (merge targets).
+ */
+async function finish(
+  tx: Tx,
+  set: WorkingSet,
+  outcomes: Outcome[],
+  ids = new Map<number, number>(),
+): Promise<BulkResult[]> {
   const real = (id: number) => (id < 0 ? ids.get(id)! : id);
   const wanted = [
     ...new Set(outcomes.flatMap((o) => ('idArticle' in o && !o.gone ? [real(o.idArticle)] : []))),
   ];
-  const views = new Map((await articleViewsWithReserved(tx, wanted)).map((v) => [v.view.idArticle, v]));
+  const known = set.knownReserved(ids);
+  const read = await reservedCounts(
+    tx,
+    wanted.filter((id) => !known.has(id)),
+  );
+  const views = new Map(
+    (await loadArticleViews(tx, wanted)).map((view) => [
+      view.idArticle,
+      { view, reserved: known.get(view.idArticle) ?? read.get(view.idArticle) ?? 0 },
+    ]),
+  );
   return outcomes.map((o) => {
     if ('error' in o) return o;
     if (o.gone) return { tried: o.tried, article: { view: { ...o.gone, count: 0 }, reserved: 0 } };
@@ -353,7 +386,7 @@ export async function addArticles(
     });
     const ids = await set.write(tx, idUser, now);
     await announce(tx, [...increased, ...createdIds.map((id) => ids.get(id)!)], now);
-    return finish(tx, outcomes, ids);
+    return finish(tx, set, outcomes, ids);
   });
 }
 
@@ -393,7 +426,7 @@ export async function updateArticles(
       listed.map((id) => (id < 0 ? ids.get(id)! : id)),
       now,
     );
-    return finish(tx, outcomes, ids);
+    return finish(tx, set, outcomes, ids);
   });
 }
 
@@ -472,7 +505,7 @@ export async function decreaseArticles(
       return { tried, idArticle: input.idArticle, gone: gone ? lastSeen.get(gone) : undefined };
     });
     await set.write(tx, idUser, now);
-    return finish(tx, outcomes);
+    return finish(tx, set, outcomes);
   });
 }
 
@@ -495,7 +528,7 @@ export async function increaseArticles(
     });
     await set.write(tx, idUser, now);
     await announce(tx, listed, now);
-    return finish(tx, outcomes);
+    return finish(tx, set, outcomes);
   });
 }
 
