@@ -88,7 +88,11 @@ function offerFiguresQuery(db: Executor) {
           eb
             .case()
             .when(
-              eb.and([eb('a.isFoil', '=', lit(0)), eb('u.country', '=', lit('D')), eb('u.isCommercial', '>=', lit(1))]),
+              eb.and([
+                eb('a.isFoil', '=', lit(0)),
+                eb('u.country', '=', lit('D')),
+                eb('u.isCommercial', '>=', lit(1)),
+              ]),
             )
             .then(eb.ref('a.price'))
             .end(),
@@ -111,7 +115,8 @@ function offerFiguresQuery(db: Executor) {
 }
 
 const offerFiguresOf = preparedBySize(
-  (db: Executor, idProducts: number[]) => offerFiguresQuery(db).where('a.idProduct', 'in', idProducts).compile(),
+  (db: Executor, idProducts: number[]) =>
+    offerFiguresQuery(db).where('a.idProduct', 'in', idProducts).compile(),
   (idProducts) => idProducts.length,
   (idProducts) => idProducts,
 );
@@ -123,9 +128,9 @@ export async function saleFigures(db: Executor, now: number, idProducts?: number
   if (idProducts && idProducts.length > ID_CHUNK)
     return chunked(idProducts, (ids) => saleFigures(db, now, ids));
   if (idProducts?.length === 0) return [];
-  const rows = (
-    idProducts ? (await saleFiguresOf(db, now, idProducts)).rows : await saleFiguresQuery(db, now).execute()
-  ) as unknown as Record<string, unknown>[];
+  const rows = (idProducts
+    ? (await saleFiguresOf(db, now, idProducts)).rows
+    : await saleFiguresQuery(db, now).execute()) as unknown as Record<string, unknown>[];
   const p = (r: Record<string, unknown>, name: string): [number, number] => [
     Number(r[`${name}Sum`] ?? 0),
     Number(r[`${name}Copies`] ?? 0),
@@ -145,7 +150,8 @@ export async function saleFigures(db: Executor, now: number, idProducts?: number
 
 const DAY = 86_400_000;
 /** The windows' starts, in the order the statement binds them (each twice: sum and copies). */
-const windows = (now: number) => [now - DAY, now - 7 * DAY, now - 30 * DAY].flatMap((since) => [since, since]);
+const windows = (now: number) =>
+  [now - DAY, now - 7 * DAY, now - 30 * DAY].flatMap((since) => [since, since]);
 
 function saleFiguresQuery(db: Executor, now: number) {
   const soldAt = sql<number>`coalesce(o."datePaid", o."dateBought")`;
@@ -171,7 +177,11 @@ function saleFiguresQuery(db: Executor, now: number) {
   return db
     .selectFrom('orderArticles as oa')
     .innerJoin('orders as o', 'o.idOrder', 'oa.idOrder')
-    .where('o.state', 'in', PAID_STATES.map((s) => sql.lit<OrderState>(s)))
+    .where(
+      'o.state',
+      'in',
+      PAID_STATES.map((s) => sql.lit<OrderState>(s)),
+    )
     .groupBy('oa.idProduct')
     .select((eb) => [
       'oa.idProduct',
