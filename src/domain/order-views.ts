@@ -16,6 +16,10 @@ import type { Order, OrderEvaluation, OrderState } from '../store/schema.js';
 import { type ShownUser, shownUsersByIds } from '../store/users.js';
 import type { DomainContext } from './context.js';
 
+/** The two sides of an order, as the API numbers them (`actor`), for the pages that pick one. */
+export { ACTOR_BUYER, ACTOR_SELLER, type Actor };
+export type { OrderState };
+
 /** Everything the Order entity shows (reference §2.11). */
 export interface OrderView {
   order: Order;

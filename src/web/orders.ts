@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { COMPLAINTS, evaluateOrder, GRADES, mayEvaluate } from '../domain/evaluations.js';
 import {
+  ACTOR_SELLER,
   getOrder,
   defaultOrderActor,
   listOrders,
   ORDER_STATE_CODES,
+  type OrderState,
   parseActor,
   parseOrderState,
 } from '../domain/order-views.js';
@@ -17,8 +19,6 @@ import {
   setTrackingNumber,
 } from '../domain/orders.js';
 import { notFound } from '../errors.js';
-import { ACTOR_SELLER } from '../store/orders.js';
-import type { OrderState } from '../store/schema.js';
 import type { Services } from '../services.js';
 import { type Errors, fields, formErrors, redirectWithFlash, type Values } from './forms.js';
 import { LIST_PAGE_SIZE, pageOf, pager, pathId } from './paging.js';
