@@ -98,7 +98,7 @@ export async function loadOrdersByIds(db: Executor, idOrders: number[]): Promise
 export async function partyOrder(db: Executor, idUser: number, idOrder: number): Promise<Order> {
   const order = await findOrder(db, idOrder);
   if (!order || (order.idBuyer !== idUser && order.idSeller !== idUser)) {
-    throw notFound(`There is no order ${idOrder} of yours.`);
+    throw notFound(`There is no order ${idOrder} of yours.`, { reason: 'unknown_order' });
   }
   return order;
 }

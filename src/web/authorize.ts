@@ -36,7 +36,7 @@ export function callbackWithToken(callbackUrl: string, requestToken: string): st
 export function authorizePages(app: FastifyInstance, services: Services): void {
   async function thirdPartyApp(appToken: string) {
     const found = await findAppForAuthorization(services, appToken);
-    if (!found) throw notFound('There is no app with this app token.');
+    if (!found) throw notFound('There is no app with this app token.', { reason: 'unknown_app' });
     if (found.kind !== 'thirdParty' || !found.callbackUrl) {
       throw forbidden('Only third-party apps use the authorization flow.', { code: 'app_kind_not_allowed' });
     }
