@@ -20,27 +20,12 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   // created, no lock taken, so a command run beside a busy server never waits for it or races it.
   if (await upToDate(database.db, migrationTableSchema)) return [];
   if (database.dialect === 'sqlite') {
-    // Kysely takes no lock on SQLite and runs each migration in a transaction of its own, so two
-    // processes opening a fresh file both ran 0001 ("table users already exists"). Here the whole
-    // run holds SQLite's write lock from the start (BEGIN IMMEDIATE): a second process waits, then
-    // reads the bookkeeping the first committed and applies nothing twice; a failure leaves nothing
-    // half-done.
-    // Several connections of this process to one file wait in turn here rather than on SQLite's
-    // busy timeout, which blocks the whole process while it waits (the holder could never finish).
+    // An in-memory database is this connection's alone; a file may be open in several.
+    if (database.location === ':memory:') return migrateSqlite(database);
+    // Connections of this process to one file take turns here rather than on SQLite's busy
+    // timeout, which blocks the whole process while it waits (so the holder could never finish).
     const previous = migratingFiles.get(database.location) ?? Promise.resolve();
-    const mine = previous.then(() =>
-      database.db.connection().execute(async (connection) => {
-        await beginImmediate(connection);
-        try {
-          const applied = await run(connection, undefined);
-          await sql`commit`.execute(connection);
-          return applied;
-        } catch (err) {
-          await sql`rollback`.execute(connection).catch(() => {});
-          throw err;
-        }
-      }),
-    );
+    const mine = previous.then(() => migrateSqlite(database));
     const settled = mine.then(
       () => {},
       () => {},
@@ -55,6 +40,26 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   // On PostgreSQL Kysely holds an advisory lock for the whole run and reads what was applied only
   // once it holds it, inside the one transaction all migrations run in.
   return run(database.db, migrationTableSchema);
+}
+
+/**
+ * Kysely takes no lock on SQLite and runs its statements there outside any transaction, so two
+ * processes opening a fresh file both ran 0001 ("table users already exists"). Here the whole run
+ * holds SQLite's write lock from the start (BEGIN IMMEDIATE): another process waits, then reads the
+ * bookkeeping the first committed and applies nothing twice; a failure leaves nothing half-done.
+ */
+function migrateSqlite(database: Database): Promise<string[]> {
+  return database.db.connection().execute(async (connection) => {
+    await beginImmediate(connection);
+    try {
+      const applied = await run(connection, undefined);
+      await sql`commit`.execute(connection);
+      return applied;
+    } catch (err) {
+      await sql`rollback`.execute(connection).catch(() => {});
+      throw err;
+    }
+  });
 }
 
 async function run(db: Kysely<DB>, migrationTableSchema: string | undefined): Promise<string[]> {
