@@ -140,6 +140,10 @@ describe('translated refusals and not-found pages', () => {
         errorBeside(mirrored.text, 'action-requestCancellation') ?? pageError(mirrored.text),
         text('errors.cancellation_requested_by_seller'),
       );
+      // The seller accepting its own request: only the buyer's could be.
+      const own = await seller.web.post(`/orders/${idOrder}/accept-cancellation`, {});
+      assert.equal(own.status, 400);
+      assert.equal(pageError(own.text), text('errors.cancellation_not_requested_by_buyer'));
       // The refused form keeps what was typed.
       if (errorBeside(mirrored.text, 'action-requestCancellation')) assert.match(mirrored.text, /me too/);
 

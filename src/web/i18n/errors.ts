@@ -103,9 +103,9 @@ export const errorsEn = {
   'errors.cancellation_requested_by_buyer': 'The buyer has requested its cancellation: accept it instead.',
   'errors.cancellation_requested_by_seller': 'The seller has requested its cancellation: accept it instead.',
   'errors.cancellation_not_requested_by_buyer':
-    'Only a cancellation the buyer requested can be accepted, of an order not yet sent.',
+    'Only a cancellation the buyer requested can be accepted, of an order not yet sent (or a sent order the buyer reported lost).',
   'errors.cancellation_not_requested_by_seller':
-    'Only a cancellation the seller requested can be accepted, of an order not yet sent (or a sent order the buyer reported lost).',
+    'Only a cancellation the seller requested can be accepted, of an order not yet sent.',
   'errors.order_tracking_refused':
     'The tracking number cannot be changed: only the seller does, of a paid or sent order.',
   'errors.evaluation_not_allowed': 'Only the buyer evaluates an order, after its reception.',
@@ -229,9 +229,9 @@ export const errorsFr: ErrorTexts = {
   'errors.cancellation_requested_by_buyer': 'L’acheteur a demandé son annulation : acceptez-la plutôt.',
   'errors.cancellation_requested_by_seller': 'Le vendeur a demandé son annulation : acceptez-la plutôt.',
   'errors.cancellation_not_requested_by_buyer':
-    'Seule une annulation demandée par l’acheteur peut être acceptée, pour une commande pas encore envoyée.',
+    'Seule une annulation demandée par l’acheteur peut être acceptée, pour une commande pas encore envoyée (ou une commande envoyée que l’acheteur a signalée perdue).',
   'errors.cancellation_not_requested_by_seller':
-    'Seule une annulation demandée par le vendeur peut être acceptée, pour une commande pas encore envoyée (ou une commande envoyée que l’acheteur a signalée perdue).',
+    'Seule une annulation demandée par le vendeur peut être acceptée, pour une commande pas encore envoyée.',
   'errors.order_tracking_refused':
     'Le numéro de suivi ne peut pas être modifié : seul le vendeur le fait, pour une commande payée ou envoyée.',
   'errors.evaluation_not_allowed': 'Seul l’acheteur évalue une commande, après sa réception.',
@@ -359,9 +359,9 @@ export const errorsDe: ErrorTexts = {
   'errors.cancellation_requested_by_seller':
     'Der Verkäufer hat ihre Stornierung beantragt: Nehmen Sie sie stattdessen an.',
   'errors.cancellation_not_requested_by_buyer':
-    'Nur eine vom Käufer beantragte Stornierung kann angenommen werden, bei einer noch nicht versandten Bestellung.',
+    'Nur eine vom Käufer beantragte Stornierung kann angenommen werden, bei einer noch nicht versandten Bestellung (oder einer versandten, die der Käufer als verloren gemeldet hat).',
   'errors.cancellation_not_requested_by_seller':
-    'Nur eine vom Verkäufer beantragte Stornierung kann angenommen werden, bei einer noch nicht versandten Bestellung (oder einer versandten, die der Käufer als verloren gemeldet hat).',
+    'Nur eine vom Verkäufer beantragte Stornierung kann angenommen werden, bei einer noch nicht versandten Bestellung.',
   'errors.order_tracking_refused':
     'Die Sendungsnummer kann nicht geändert werden: Das tut nur der Verkäufer, bei einer bezahlten oder versandten Bestellung.',
   'errors.evaluation_not_allowed': 'Nur der Käufer bewertet eine Bestellung, nach ihrem Empfang.',
@@ -481,9 +481,9 @@ export const errorsEs: ErrorTexts = {
   'errors.cancellation_requested_by_seller':
     'El vendedor ha solicitado su cancelación: acéptala en su lugar.',
   'errors.cancellation_not_requested_by_buyer':
-    'Solo se puede aceptar una cancelación que solicitó el comprador, de un pedido aún no enviado.',
+    'Solo se puede aceptar una cancelación que solicitó el comprador, de un pedido aún no enviado (o de uno enviado que el comprador notificó como perdido).',
   'errors.cancellation_not_requested_by_seller':
-    'Solo se puede aceptar una cancelación que solicitó el vendedor, de un pedido aún no enviado (o de uno enviado que el comprador notificó como perdido).',
+    'Solo se puede aceptar una cancelación que solicitó el vendedor, de un pedido aún no enviado.',
   'errors.order_tracking_refused':
     'El número de seguimiento no se puede cambiar: solo lo hace el vendedor, de un pedido pagado o enviado.',
   'errors.evaluation_not_allowed': 'Solo el comprador evalúa un pedido, tras recibirlo.',
@@ -603,9 +603,9 @@ export const errorsIt: ErrorTexts = {
   'errors.cancellation_requested_by_seller':
     'Il venditore ha richiesto il suo annullamento: accettalo invece.',
   'errors.cancellation_not_requested_by_buyer':
-    'Si può accettare solo un annullamento richiesto dall’acquirente, di un ordine non ancora spedito.',
+    'Si può accettare solo un annullamento richiesto dall’acquirente, di un ordine non ancora spedito (o di uno spedito che l’acquirente ha segnalato come perso).',
   'errors.cancellation_not_requested_by_seller':
-    'Si può accettare solo un annullamento richiesto dal venditore, di un ordine non ancora spedito (o di uno spedito che l’acquirente ha segnalato come perso).',
+    'Si può accettare solo un annullamento richiesto dal venditore, di un ordine non ancora spedito.',
   'errors.order_tracking_refused':
     'Il numero di tracciamento non può essere cambiato: lo fa solo il venditore, di un ordine pagato o spedito.',
   'errors.evaluation_not_allowed': 'Solo l’acquirente valuta un ordine, dopo averlo ricevuto.',
