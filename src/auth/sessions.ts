@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DomainContext } from '../domain/context.js';
 import {
+  countSessionsOfUser,
   deleteExpiredSessions,
   deleteSession,
   deleteSessionsOfUser,
@@ -60,4 +61,9 @@ export async function endSession(ctx: DomainContext, id: string): Promise<void> 
 /** "Sign out everywhere": every browser of this user is signed out; answers how many were. */
 export async function endAllSessions(ctx: DomainContext, idUser: number): Promise<number> {
   return ctx.database.transaction((tx) => deleteSessionsOfUser(tx, idUser));
+}
+
+/** How many browsers the user is signed in on (the profile page offers to sign them all out). */
+export async function countSessions(ctx: DomainContext, idUser: number): Promise<number> {
+  return countSessionsOfUser(ctx.database.db, idUser, ctx.clock.now());
 }

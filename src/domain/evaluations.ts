@@ -92,6 +92,7 @@ export async function evaluateOrder(
     if (!mayEvaluate(order, idUser, false)) {
       throw preconditionFailed(
         `Cannot evaluate order ${idOrder}: it is ${order.state} and you are its ${order.idBuyer === idUser ? 'buyer' : 'seller'}; only the buyer evaluates, after reception.`,
+        { reason: 'evaluation_not_allowed' },
       );
     }
     const stored = await insertEvaluation(tx, {

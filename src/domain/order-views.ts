@@ -16,6 +16,10 @@ import type { Order, OrderEvaluation, OrderState } from '../store/schema.js';
 import { type ShownUser, shownUsersByIds } from '../store/users.js';
 import type { DomainContext } from './context.js';
 
+/** The two sides of an order, as the API numbers them (`actor`), for the pages that pick one. */
+export { ACTOR_BUYER, ACTOR_SELLER, type Actor };
+export type { OrderState };
+
 /** Everything the Order entity shows (reference §2.11). */
 export interface OrderView {
   order: Order;
@@ -94,7 +98,7 @@ export async function loadOrdersByIds(db: Executor, idOrders: number[]): Promise
 export async function partyOrder(db: Executor, idUser: number, idOrder: number): Promise<Order> {
   const order = await findOrder(db, idOrder);
   if (!order || (order.idBuyer !== idUser && order.idSeller !== idUser)) {
-    throw notFound(`There is no order ${idOrder} of yours.`);
+    throw notFound(`There is no order ${idOrder} of yours.`, { reason: 'unknown_order' });
   }
   return order;
 }

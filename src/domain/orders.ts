@@ -144,9 +144,23 @@ function roleIn(order: Order, idUser: number): Role {
   return order.idSeller === idUser ? 'seller' : 'buyer';
 }
 
-function refused(order: Order, action: string, role: Role, why: string): ApiError {
+/**
+ * Why an action is refused: the clause the API's message ends with, and the website's text for it
+ * (`errors.<reason>`, filled with `params`) in the reader's language.
+ */
+export interface Refusal {
+  why: string;
+  reason: string;
+  params?: Record<string, string | number>;
+}
+
+const refusal = (why: string, reason: string, params?: Refusal['params']): Refusal =>
+  params ? { why, reason, params } : { why, reason };
+
+function refused(order: Order, action: string, role: Role, r: Refusal): ApiError {
   return preconditionFailed(
-    `Cannot ${action} order ${order.idOrder}: it is ${order.state} and you are its ${role}; ${why}`,
+    `Cannot ${action} order ${order.idOrder}: it is ${order.state} and you are its ${role}; ${r.why}`,
+    r.params ? { reason: r.reason, params: r.params } : { reason: r.reason },
   );
 }
 
@@ -188,9 +202,15 @@ export function orderActionRefusal(
   role: Role,
   action: OrderAction,
   now: number,
-): string | null {
+): Refusal | null {
   if (order.wasMergedInto !== null) {
-    return `it was merged into order ${order.wasMergedInto}: act on that order.`;
+    return refusal(
+      `it was merged into order ${order.wasMergedInto}: act on that order.`,
+      'order_merged_act',
+      {
+        into: order.wasMergedInto,
+      },
+    );
   }
   const open = order.state === 'bought' || order.state === 'paid';
   const mine = role === 'buyer' ? order.cancellationRequestBuyer : order.cancellationRequestSeller;
@@ -200,39 +220,65 @@ export function orderActionRefusal(
     case 'send':
       return role === 'seller' && order.state === 'paid'
         ? null
-        : 'only the seller sends, and only a paid order.';
+        : refusal('only the seller sends, and only a paid order.', 'order_send_refused');
     case 'confirmReception':
       return role === 'buyer' && order.state === 'sent'
         ? null
-        : 'only the buyer confirms reception, and only of a sent order.';
+        : refusal('only the buyer confirms reception, and only of a sent order.', 'order_receive_refused');
     case 'cancel': {
       const allowed =
         (role === 'buyer' && order.state === 'paid') || (role === 'seller' && order.state === 'bought');
       if (!allowed) {
-        return 'the buyer may cancel a paid order and the seller a bought (unpaid) one; otherwise request a cancellation.';
+        return refusal(
+          'the buyer may cancel a paid order and the seller a bought (unpaid) one; otherwise request a cancellation.',
+          'order_cancel_refused',
+        );
       }
       const from = order.lastStateChange + config.cancelWaitingPeriodMs;
-      return now < from ? `it may be cancelled from ${formatTimestamp(from)} on.` : null;
+      return now < from
+        ? refusal(`it may be cancelled from ${formatTimestamp(from)} on.`, 'order_cancel_not_yet', {
+            from: formatTimestamp(from),
+          })
+        : null;
     }
     case 'requestCancellation': {
       if (order.state === 'sent') {
         // A parcel that never arrived: the buyer asks, the seller accepts, the order is lost.
-        if (role !== 'buyer') return 'only the buyer may report a sent order as not received.';
+        if (role !== 'buyer') {
+          return refusal('only the buyer may report a sent order as not received.', 'order_lost_buyer_only');
+        }
         const from = (order.dateSent ?? order.lastStateChange) + config.lostWaitPeriodMs;
         if (now < from) {
-          return `a sent order may be reported as not received from ${formatTimestamp(from)} on (the shipping waiting period).`;
+          return refusal(
+            `a sent order may be reported as not received from ${formatTimestamp(from)} on (the shipping waiting period).`,
+            'order_lost_not_yet',
+            { from: formatTimestamp(from) },
+          );
         }
       } else if (!open) {
-        return 'only an order not yet sent can be cancelled, or a sent one reported lost by its buyer.';
+        return refusal(
+          'only an order not yet sent can be cancelled, or a sent one reported lost by its buyer.',
+          'order_not_cancellable',
+        );
       }
-      if (mine !== null) return 'you have requested its cancellation already.';
-      if (theirs !== null) return `the ${other} has requested its cancellation: use acceptCancellation.`;
+      if (mine !== null) {
+        return refusal('you have requested its cancellation already.', 'cancellation_requested_already');
+      }
+      if (theirs !== null) {
+        return refusal(
+          `the ${other} has requested its cancellation: use acceptCancellation.`,
+          `cancellation_requested_by_${other}`,
+        );
+      }
       return null;
     }
     case 'acceptCancellation':
       if (order.state === 'sent' && role === 'seller' && theirs !== null) return null;
       if (!open || theirs === null) {
-        return `only a cancellation the ${other} requested can be accepted, of an order not yet sent (or, by the seller, of a sent order the buyer reported lost).`;
+        return refusal(
+          `only a cancellation the ${other} requested can be accepted, of an order not yet sent (or, by the seller, of a sent order the buyer reported lost).`,
+          `cancellation_not_requested_by_${other}`,
+        );
       }
       return null;
   }
@@ -430,13 +476,13 @@ export async function settleLost(ctx: DomainContext, idOrder: number, reason?: s
 }
 
 /** Why this person may not set the order's tracking number now (null: they may). */
-function trackingNumberRefusal(order: Order, role: Role): string | null {
+function trackingNumberRefusal(order: Order, role: Role): Refusal | null {
   if (
     role !== 'seller' ||
     (order.state !== 'paid' && order.state !== 'sent') ||
     order.wasMergedInto !== null
   ) {
-    return 'only the seller does, of a paid or sent order.';
+    return refusal('only the seller does, of a paid or sent order.', 'order_tracking_refused');
   }
   return null;
 }

@@ -177,7 +177,8 @@ async function requireFreeName(db: Executor, idUser: number, name: string, excep
 async function ownedList(db: Executor, idUser: number, idWantslist: number): Promise<WantslistRow> {
   const list = await findWantslist(db, idWantslist);
   // Another user's list is as unknown as one that does not exist.
-  if (!list || list.idUser !== idUser) throw notFound(`You have no wants list ${idWantslist}.`);
+  if (!list || list.idUser !== idUser)
+    throw notFound(`You have no wants list ${idWantslist}.`, { reason: 'unknown_wants_list' });
   return list;
 }
 
@@ -517,7 +518,11 @@ export async function offersForWant(
   const db = ctx.database.db;
   const list = await ownedList(db, idUser, idWantslist);
   const want = await findWantInList(db, idWantslist, idWant);
-  if (!want) throw notFound(`Wants list ${idWantslist} has no item ${idWant}.`, { field: 'idWant' });
+  if (!want)
+    throw notFound(`Wants list ${idWantslist} has no item ${idWant}.`, {
+      field: 'idWant',
+      reason: 'unknown_item',
+    });
   const item = (await detail(db, idUser, list)).items.find((i) => i.want.idWant === want.idWant)!;
   const { total, idArticles } = await matchingOfferPage(
     db,

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { findAppForAuthorization } from '../auth/apps.js';
 import { issueRequestToken } from '../auth/request-tokens.js';
 import { forbidden, notFound } from '../errors.js';
+import { publicUser } from '../domain/public-users.js';
 import type { Services } from '../services.js';
-import { findUserById } from '../store/users.js';
 import { fields } from './forms.js';
 import { contentSecurityPolicy } from './headers.js';
 import { render } from './render.js';
@@ -36,7 +36,7 @@ export function callbackWithToken(callbackUrl: string, requestToken: string): st
 export function authorizePages(app: FastifyInstance, services: Services): void {
   async function thirdPartyApp(appToken: string) {
     const found = await findAppForAuthorization(services, appToken);
-    if (!found) throw notFound('There is no app with this app token.');
+    if (!found) throw notFound('There is no app with this app token.', { reason: 'unknown_app' });
     if (found.kind !== 'thirdParty' || !found.callbackUrl) {
       throw forbidden('Only third-party apps use the authorization flow.', { code: 'app_kind_not_allowed' });
     }
@@ -46,7 +46,7 @@ export function authorizePages(app: FastifyInstance, services: Services): void {
   app.get('/authorize/:appToken', { onRequest: requireUser }, async (request, reply) => {
     const { appToken } = request.params as { appToken: string };
     const found = await thirdPartyApp(appToken);
-    const owner = await findUserById(services.database.db, found.idUser);
+    const owner = await publicUser(services, String(found.idUser));
     const callback = new URL(found.callbackUrl!);
     reply.header('Content-Security-Policy', contentSecurityPolicy(callback.origin));
     return render(request, reply, 'authorize', {
@@ -54,7 +54,7 @@ export function authorizePages(app: FastifyInstance, services: Services): void {
       titleParams: { app: found.name },
       appToken,
       appName: found.name,
-      owner: owner?.username ?? '',
+      owner: owner.username,
       callbackUrl: found.callbackUrl,
       callbackOrigin: callback.origin,
       callbackRest: found.callbackUrl!.slice(callback.origin.length),

@@ -1,11 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getAccount } from '../domain/account.js';
-import { listOrders } from '../domain/order-views.js';
+import { ACTOR_BUYER, listOrders } from '../domain/order-views.js';
 import { addTestMoney, payOwnOrder, TEST_MONEY_CENTS } from '../domain/payments.js';
 import { formatMoney } from '../format.js';
 import { idParam } from '../http/fields.js';
 import type { Services } from '../services.js';
-import { ACTOR_BUYER } from '../store/orders.js';
 import { type Errors, formErrors, redirectWithFlash } from './forms.js';
 import { CATALOG_PAGE_SIZE, pageOf, pager } from './paging.js';
 import { render } from './render.js';

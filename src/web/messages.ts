@@ -85,7 +85,7 @@ export function messagePages(app: FastifyInstance, services: Services): void {
 
   const partnerId = (request: FastifyRequest) => {
     const id = pathId(request.params, 'idOtherUser');
-    if (id === undefined) throw notFound('There is no such thread.');
+    if (id === undefined) throw notFound('There is no such thread.', { reason: 'unknown_thread' });
     return id;
   };
 
@@ -147,7 +147,7 @@ export function messagePages(app: FastifyInstance, services: Services): void {
     enabled();
     const idPartner = partnerId(request);
     const idMessage = ((request.params as { idMessage: string }).idMessage ?? '').toLowerCase();
-    if (!isHexId(idMessage)) throw notFound('There is no such message.');
+    if (!isHexId(idMessage)) throw notFound('There is no such message.', { reason: 'unknown_message' });
     await deleteMessage(services, request.user!.idUser, idPartner, idMessage);
     return redirectWithFlash(reply, `/messages/${idPartner}`, 'flash.message.deleted');
   });

@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { COMPLAINTS, evaluateOrder, GRADES, mayEvaluate } from '../domain/evaluations.js';
 import {
+  ACTOR_SELLER,
   getOrder,
   defaultOrderActor,
   listOrders,
   ORDER_STATE_CODES,
+  type OrderState,
   parseActor,
   parseOrderState,
 } from '../domain/order-views.js';
@@ -17,8 +19,6 @@ import {
   setTrackingNumber,
 } from '../domain/orders.js';
 import { notFound } from '../errors.js';
-import { ACTOR_SELLER } from '../store/orders.js';
-import type { OrderState } from '../store/schema.js';
 import type { Services } from '../services.js';
 import { type Errors, fields, formErrors, redirectWithFlash, type Values } from './forms.js';
 import { LIST_PAGE_SIZE, pageOf, pager, pathId } from './paging.js';
@@ -130,7 +130,7 @@ export function orderPages(app: FastifyInstance, services: Services): void {
 
   app.get('/orders/:idOrder', signedIn, async (request, reply) => {
     const idOrder = pathId(request.params, 'idOrder');
-    if (idOrder === undefined) throw notFound('There is no such order.');
+    if (idOrder === undefined) throw notFound('There is no such order.', { reason: 'unknown_order' });
     return showOrder(request, reply, idOrder);
   });
 
@@ -138,7 +138,8 @@ export function orderPages(app: FastifyInstance, services: Services): void {
     const idOrder = pathId(request.params, 'idOrder');
     const segment = (request.params as { action: string }).action;
     const action = ORDER_ACTIONS.find((a) => ACTION_PATHS[a] === segment);
-    if (idOrder === undefined || action === undefined) throw notFound('There is no such order action.');
+    if (idOrder === undefined || action === undefined)
+      throw notFound('There is no such order action.', { reason: 'unknown_order_action' });
     const values = fields(request, ACTION_FIELDS);
     try {
       await actOnOrder(services, request.user!.idUser, idOrder, {
@@ -156,7 +157,7 @@ export function orderPages(app: FastifyInstance, services: Services): void {
 
   app.post('/orders/:idOrder/tracking', form, async (request, reply) => {
     const idOrder = pathId(request.params, 'idOrder');
-    if (idOrder === undefined) throw notFound('There is no such order.');
+    if (idOrder === undefined) throw notFound('There is no such order.', { reason: 'unknown_order' });
     const values = fields(request, TRACKING_FIELDS);
     try {
       await setTrackingNumber(services, request.user!.idUser, idOrder, values.trackingNumber);
@@ -169,7 +170,7 @@ export function orderPages(app: FastifyInstance, services: Services): void {
 
   app.post('/orders/:idOrder/evaluation', form, async (request, reply) => {
     const idOrder = pathId(request.params, 'idOrder');
-    if (idOrder === undefined) throw notFound('There is no such order.');
+    if (idOrder === undefined) throw notFound('There is no such order.', { reason: 'unknown_order' });
     const values = fields(request, EVALUATION_FIELDS);
     const body = (request.body ?? {}) as Record<string, unknown>;
     const complaint = ([] as unknown[])

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { countSessionsOfUser } from '../store/web-sessions.js';
 import {
   createOwnApp,
   listAuthorizations,
@@ -8,7 +7,7 @@ import {
   revokeAuthorization,
   revokeOwnApp,
 } from '../auth/own-apps.js';
-import { endAllSessions } from '../auth/sessions.js';
+import { countSessions, endAllSessions } from '../auth/sessions.js';
 import { getAccount, setDisplayLanguage, setVacation } from '../domain/account.js';
 import { listEndpoints } from '../domain/webhooks.js';
 import {
@@ -54,7 +53,7 @@ export function profilePages(app: FastifyInstance, services: Services): void {
       sellerActivationStatus(services, idUser),
       listOwnApps(services, idUser),
       listAuthorizations(services, idUser),
-      countSessionsOfUser(services.database.db, idUser, services.clock.now()),
+      countSessions(services, idUser),
       listEndpoints(services, idUser),
     ]);
     return render(

@@ -201,7 +201,7 @@ export function stockPages(app: FastifyInstance, services: Services): void {
 
   const articleId = (request: FastifyRequest) => {
     const id = pathId(request.params, 'idArticle');
-    if (id === undefined) throw notFound('There is no such article.');
+    if (id === undefined) throw notFound('There is no such article.', { reason: 'unknown_article' });
     return id;
   };
 

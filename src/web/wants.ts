@@ -97,12 +97,12 @@ export function wantsPages(app: FastifyInstance, services: Services): void {
 
   const listId = (request: FastifyRequest) => {
     const id = pathId(request.params, 'idWantslist');
-    if (id === undefined) throw notFound('There is no such wants list.');
+    if (id === undefined) throw notFound('There is no such wants list.', { reason: 'unknown_wants_list' });
     return id;
   };
   const wantId = (request: FastifyRequest) => {
     const id = ((request.params as { idWant?: string }).idWant ?? '').toLowerCase();
-    if (!isHexId(id)) throw notFound('There is no such item.');
+    if (!isHexId(id)) throw notFound('There is no such item.', { reason: 'unknown_item' });
     return id;
   };
 

@@ -87,6 +87,36 @@ export const errorsEn = {
   'errors.wish_from_none': 'FROM cannot be used now: no offer matching the item is available.',
   'errors.wish_price_invalid': 'Give a price (1.50), +0.02, -0.37, a percentage (90%), FROM or SELL.',
   'errors.wish_sell_none': 'SELL cannot be used: the price guide has no average selling price for it.',
+  'errors.order_merged_act': 'This order was merged into order {into}: act on that order.',
+  'errors.order_send_refused': 'This order cannot be sent: only the seller sends, and only a paid order.',
+  'errors.order_receive_refused':
+    'Reception cannot be confirmed: only the buyer confirms reception, and only of a sent order.',
+  'errors.order_cancel_refused':
+    'This order cannot be cancelled: the buyer may cancel a paid order and the seller a bought (unpaid) one; otherwise request a cancellation.',
+  'errors.order_cancel_not_yet': 'This order may be cancelled from {from} on.',
+  'errors.order_lost_buyer_only': 'Only the buyer may report a sent order as not received.',
+  'errors.order_lost_not_yet':
+    'A sent order may be reported as not received from {from} on (the shipping waiting period).',
+  'errors.order_not_cancellable':
+    'Only an order not yet sent can be cancelled, or a sent one reported lost by its buyer.',
+  'errors.cancellation_requested_already': 'You have requested its cancellation already.',
+  'errors.cancellation_requested_by_buyer': 'The buyer has requested its cancellation: accept it instead.',
+  'errors.cancellation_requested_by_seller': 'The seller has requested its cancellation: accept it instead.',
+  'errors.cancellation_not_requested_by_buyer':
+    'Only a cancellation the buyer requested can be accepted, of an order not yet sent (or a sent order the buyer reported lost).',
+  'errors.cancellation_not_requested_by_seller':
+    'Only a cancellation the seller requested can be accepted, of an order not yet sent.',
+  'errors.order_tracking_refused':
+    'The tracking number cannot be changed: only the seller does, of a paid or sent order.',
+  'errors.evaluation_not_allowed': 'Only the buyer evaluates an order, after its reception.',
+  'errors.unknown_order': 'There is no such order of yours.',
+  'errors.unknown_order_action': 'There is no such order action.',
+  'errors.unknown_app': 'There is no app with this app token.',
+  'errors.unknown_thread': 'There is no such thread.',
+  'errors.unknown_message': 'There is no such message.',
+  'errors.unknown_article': 'There is no such article.',
+  'errors.unknown_wants_list': 'There is no such wants list of yours.',
+  'errors.unknown_item': 'There is no such item.',
 };
 
 type ErrorTexts = Record<keyof typeof errorsEn, string>;
@@ -182,6 +212,37 @@ export const errorsFr: ErrorTexts = {
   'errors.wish_price_invalid': 'Indiquez un prix (1,50), +0,02, -0,37, un pourcentage (90%), FROM ou SELL.',
   'errors.wish_sell_none':
     'SELL est inutilisable : le guide des prix n’a pas de prix de vente moyen pour elle.',
+  'errors.order_merged_act': 'Cette commande a été fusionnée avec la commande {into} : agissez sur celle-ci.',
+  'errors.order_send_refused':
+    'Cette commande ne peut pas être envoyée : seul le vendeur envoie, et seulement une commande payée.',
+  'errors.order_receive_refused':
+    'La réception ne peut pas être confirmée : seul l’acheteur la confirme, et seulement pour une commande envoyée.',
+  'errors.order_cancel_refused':
+    'Cette commande ne peut pas être annulée : l’acheteur peut annuler une commande payée et le vendeur une commande achetée (non payée) ; sinon, demandez une annulation.',
+  'errors.order_cancel_not_yet': 'Cette commande pourra être annulée à partir du {from}.',
+  'errors.order_lost_buyer_only': 'Seul l’acheteur peut signaler une commande envoyée comme non reçue.',
+  'errors.order_lost_not_yet':
+    'Une commande envoyée pourra être signalée comme non reçue à partir du {from} (délai d’acheminement).',
+  'errors.order_not_cancellable':
+    'Seule une commande pas encore envoyée peut être annulée, ou une commande envoyée signalée perdue par son acheteur.',
+  'errors.cancellation_requested_already': 'Vous avez déjà demandé son annulation.',
+  'errors.cancellation_requested_by_buyer': 'L’acheteur a demandé son annulation : acceptez-la plutôt.',
+  'errors.cancellation_requested_by_seller': 'Le vendeur a demandé son annulation : acceptez-la plutôt.',
+  'errors.cancellation_not_requested_by_buyer':
+    'Seule une annulation demandée par l’acheteur peut être acceptée, pour une commande pas encore envoyée (ou une commande envoyée que l’acheteur a signalée perdue).',
+  'errors.cancellation_not_requested_by_seller':
+    'Seule une annulation demandée par le vendeur peut être acceptée, pour une commande pas encore envoyée.',
+  'errors.order_tracking_refused':
+    'Le numéro de suivi ne peut pas être modifié : seul le vendeur le fait, pour une commande payée ou envoyée.',
+  'errors.evaluation_not_allowed': 'Seul l’acheteur évalue une commande, après sa réception.',
+  'errors.unknown_order': 'Vous n’avez pas de telle commande.',
+  'errors.unknown_order_action': 'Cette action sur une commande n’existe pas.',
+  'errors.unknown_app': 'Aucune application n’a ce jeton d’application.',
+  'errors.unknown_thread': 'Cette conversation n’existe pas.',
+  'errors.unknown_message': 'Ce message n’existe pas.',
+  'errors.unknown_article': 'Cet article n’existe pas.',
+  'errors.unknown_wants_list': 'Vous n’avez pas de telle liste de souhaits.',
+  'errors.unknown_item': 'Cet élément n’existe pas.',
 };
 
 export const errorsDe: ErrorTexts = {
@@ -278,6 +339,40 @@ export const errorsDe: ErrorTexts = {
     'Geben Sie einen Preis (1,50), +0,02, -0,37, einen Prozentsatz (90%), FROM oder SELL an.',
   'errors.wish_sell_none':
     'SELL ist nicht möglich: Der Preisführer hat keinen durchschnittlichen Verkaufspreis dafür.',
+  'errors.order_merged_act':
+    'Diese Bestellung wurde mit Bestellung {into} zusammengeführt: Handeln Sie dort.',
+  'errors.order_send_refused':
+    'Diese Bestellung kann nicht versandt werden: Nur der Verkäufer versendet, und nur eine bezahlte Bestellung.',
+  'errors.order_receive_refused':
+    'Der Empfang kann nicht bestätigt werden: Nur der Käufer bestätigt ihn, und nur bei einer versandten Bestellung.',
+  'errors.order_cancel_refused':
+    'Diese Bestellung kann nicht storniert werden: Der Käufer kann eine bezahlte, der Verkäufer eine gekaufte (unbezahlte) Bestellung stornieren; sonst beantragen Sie eine Stornierung.',
+  'errors.order_cancel_not_yet': 'Diese Bestellung kann ab {from} storniert werden.',
+  'errors.order_lost_buyer_only': 'Nur der Käufer kann eine versandte Bestellung als nicht erhalten melden.',
+  'errors.order_lost_not_yet':
+    'Eine versandte Bestellung kann ab {from} als nicht erhalten gemeldet werden (die Versandwartezeit).',
+  'errors.order_not_cancellable':
+    'Nur eine noch nicht versandte Bestellung kann storniert werden, oder eine versandte, die ihr Käufer als verloren meldet.',
+  'errors.cancellation_requested_already': 'Sie haben ihre Stornierung bereits beantragt.',
+  'errors.cancellation_requested_by_buyer':
+    'Der Käufer hat ihre Stornierung beantragt: Nehmen Sie sie stattdessen an.',
+  'errors.cancellation_requested_by_seller':
+    'Der Verkäufer hat ihre Stornierung beantragt: Nehmen Sie sie stattdessen an.',
+  'errors.cancellation_not_requested_by_buyer':
+    'Nur eine vom Käufer beantragte Stornierung kann angenommen werden, bei einer noch nicht versandten Bestellung (oder einer versandten, die der Käufer als verloren gemeldet hat).',
+  'errors.cancellation_not_requested_by_seller':
+    'Nur eine vom Verkäufer beantragte Stornierung kann angenommen werden, bei einer noch nicht versandten Bestellung.',
+  'errors.order_tracking_refused':
+    'Die Sendungsnummer kann nicht geändert werden: Das tut nur der Verkäufer, bei einer bezahlten oder versandten Bestellung.',
+  'errors.evaluation_not_allowed': 'Nur der Käufer bewertet eine Bestellung, nach ihrem Empfang.',
+  'errors.unknown_order': 'Eine solche Bestellung haben Sie nicht.',
+  'errors.unknown_order_action': 'Diese Aktion für Bestellungen gibt es nicht.',
+  'errors.unknown_app': 'Keine App hat dieses App-Token.',
+  'errors.unknown_thread': 'Diese Unterhaltung gibt es nicht.',
+  'errors.unknown_message': 'Diese Nachricht gibt es nicht.',
+  'errors.unknown_article': 'Diesen Artikel gibt es nicht.',
+  'errors.unknown_wants_list': 'Eine solche Wunschliste haben Sie nicht.',
+  'errors.unknown_item': 'Diesen Eintrag gibt es nicht.',
 };
 
 export const errorsEs: ErrorTexts = {
@@ -367,6 +462,39 @@ export const errorsEs: ErrorTexts = {
   'errors.wish_price_invalid': 'Indica un precio (1,50), +0,02, -0,37, un porcentaje (90%), FROM o SELL.',
   'errors.wish_sell_none':
     'SELL no se puede usar: la guía de precios no tiene precio medio de venta para ella.',
+  'errors.order_merged_act': 'Este pedido se fusionó con el pedido {into}: actúa sobre ese pedido.',
+  'errors.order_send_refused':
+    'Este pedido no se puede enviar: solo el vendedor envía, y solo un pedido pagado.',
+  'errors.order_receive_refused':
+    'No se puede confirmar la recepción: solo el comprador la confirma, y solo de un pedido enviado.',
+  'errors.order_cancel_refused':
+    'Este pedido no se puede cancelar: el comprador puede cancelar un pedido pagado y el vendedor uno comprado (sin pagar); si no, solicita una cancelación.',
+  'errors.order_cancel_not_yet': 'Este pedido se podrá cancelar a partir del {from}.',
+  'errors.order_lost_buyer_only': 'Solo el comprador puede notificar un pedido enviado como no recibido.',
+  'errors.order_lost_not_yet':
+    'Un pedido enviado se podrá notificar como no recibido a partir del {from} (el plazo de envío).',
+  'errors.order_not_cancellable':
+    'Solo se puede cancelar un pedido aún no enviado, o uno enviado que su comprador notificó como perdido.',
+  'errors.cancellation_requested_already': 'Ya has solicitado su cancelación.',
+  'errors.cancellation_requested_by_buyer':
+    'El comprador ha solicitado su cancelación: acéptala en su lugar.',
+  'errors.cancellation_requested_by_seller':
+    'El vendedor ha solicitado su cancelación: acéptala en su lugar.',
+  'errors.cancellation_not_requested_by_buyer':
+    'Solo se puede aceptar una cancelación que solicitó el comprador, de un pedido aún no enviado (o de uno enviado que el comprador notificó como perdido).',
+  'errors.cancellation_not_requested_by_seller':
+    'Solo se puede aceptar una cancelación que solicitó el vendedor, de un pedido aún no enviado.',
+  'errors.order_tracking_refused':
+    'El número de seguimiento no se puede cambiar: solo lo hace el vendedor, de un pedido pagado o enviado.',
+  'errors.evaluation_not_allowed': 'Solo el comprador evalúa un pedido, tras recibirlo.',
+  'errors.unknown_order': 'No tienes ningún pedido así.',
+  'errors.unknown_order_action': 'Esta acción de pedido no existe.',
+  'errors.unknown_app': 'Ninguna aplicación tiene este token de aplicación.',
+  'errors.unknown_thread': 'Esta conversación no existe.',
+  'errors.unknown_message': 'Este mensaje no existe.',
+  'errors.unknown_article': 'Este artículo no existe.',
+  'errors.unknown_wants_list': 'No tienes ninguna lista de deseos así.',
+  'errors.unknown_item': 'Este elemento no existe.',
 };
 
 export const errorsIt: ErrorTexts = {
@@ -456,4 +584,37 @@ export const errorsIt: ErrorTexts = {
   'errors.wish_from_none': 'FROM non si può usare ora: nessuna offerta corrispondente è disponibile.',
   'errors.wish_price_invalid': 'Indica un prezzo (1,50), +0,02, -0,37, una percentuale (90%), FROM o SELL.',
   'errors.wish_sell_none': 'SELL non si può usare: la guida prezzi non ha un prezzo medio di vendita.',
+  'errors.order_merged_act': 'Questo ordine è stato unito all’ordine {into}: agisci su quell’ordine.',
+  'errors.order_send_refused':
+    'Questo ordine non può essere spedito: spedisce solo il venditore, e solo un ordine pagato.',
+  'errors.order_receive_refused':
+    'Non si può confermare la ricezione: la conferma solo l’acquirente, e solo di un ordine spedito.',
+  'errors.order_cancel_refused':
+    'Questo ordine non può essere annullato: l’acquirente può annullare un ordine pagato e il venditore uno acquistato (non pagato); altrimenti richiedi un annullamento.',
+  'errors.order_cancel_not_yet': 'Questo ordine potrà essere annullato dal {from}.',
+  'errors.order_lost_buyer_only': 'Solo l’acquirente può segnalare un ordine spedito come non ricevuto.',
+  'errors.order_lost_not_yet':
+    'Un ordine spedito potrà essere segnalato come non ricevuto dal {from} (il periodo di attesa della spedizione).',
+  'errors.order_not_cancellable':
+    'Si può annullare solo un ordine non ancora spedito, o uno spedito che il suo acquirente ha segnalato come perso.',
+  'errors.cancellation_requested_already': 'Hai già richiesto il suo annullamento.',
+  'errors.cancellation_requested_by_buyer':
+    'L’acquirente ha richiesto il suo annullamento: accettalo invece.',
+  'errors.cancellation_requested_by_seller':
+    'Il venditore ha richiesto il suo annullamento: accettalo invece.',
+  'errors.cancellation_not_requested_by_buyer':
+    'Si può accettare solo un annullamento richiesto dall’acquirente, di un ordine non ancora spedito (o di uno spedito che l’acquirente ha segnalato come perso).',
+  'errors.cancellation_not_requested_by_seller':
+    'Si può accettare solo un annullamento richiesto dal venditore, di un ordine non ancora spedito.',
+  'errors.order_tracking_refused':
+    'Il numero di tracciamento non può essere cambiato: lo fa solo il venditore, di un ordine pagato o spedito.',
+  'errors.evaluation_not_allowed': 'Solo l’acquirente valuta un ordine, dopo averlo ricevuto.',
+  'errors.unknown_order': 'Non hai nessun ordine del genere.',
+  'errors.unknown_order_action': 'Questa azione sugli ordini non esiste.',
+  'errors.unknown_app': 'Nessuna app ha questo token di app.',
+  'errors.unknown_thread': 'Questa conversazione non esiste.',
+  'errors.unknown_message': 'Questo messaggio non esiste.',
+  'errors.unknown_article': 'Questo articolo non esiste.',
+  'errors.unknown_wants_list': 'Non hai nessuna lista dei desideri del genere.',
+  'errors.unknown_item': 'Questo elemento non esiste.',
 };
