@@ -544,6 +544,8 @@ export class WebhookDeliverer {
     let attempts = 0;
     for (;;) {
       this.again = false;
+      // The claim and the records are transactions of their own, and give way to requests too.
+      await this.ctx.foreground?.idle(FOREGROUND_WAIT_MS);
       const now = this.ctx.clock.now();
       await this.prune(now);
       const wallNow = this.ctx.wallClock.now();
@@ -592,7 +594,9 @@ export class WebhookDeliverer {
               return;
             }
           }
-          if (outcomes.length > 0) await this.record(outcomes, token);
+          if (outcomes.length === 0) return;
+          await this.ctx.foreground?.idle(FOREGROUND_WAIT_MS);
+          await this.record(outcomes, token);
         }),
       );
       if (claimed.length < CLAIM_BATCH && !this.again) return attempts;
