@@ -8,8 +8,8 @@
  *
  * Options: --rounds N (5), --checkouts N (10 per round), --warmup N (5), --endpoints all|none,
  * --database-url (a PostgreSQL URL; default a fresh SQLite file), --callgrind (instrumentation on
- * for the webhook passes only), --profile <dir> (a V8 profile of one phase: --profile-phase
- * deliver, the webhook passes (default), or derive, the outbox passes).
+ * for one phase only), --profile <dir> (a V8 profile of one phase only); the phase is
+ * --profile-phase deliver, the webhook passes (default), or derive, the outbox passes.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -130,14 +130,17 @@ try {
   const requests = cpu(async () => {
     for (let i = 0; i < perRound; i++) await checkout();
   });
-  const derive = cpu(async () => {
-    while ((await services.events.deliverPending()) > 0);
-  });
   let measuring = false;
+  const instrumented = (phase: string) => measuring && opts['profile-phase'] === phase;
+  const derive = cpu(async () => {
+    if (instrumented('derive')) callgrind('on');
+    while ((await services.events.deliverPending()) > 0);
+    if (instrumented('derive')) callgrind('off');
+  });
   const deliver = cpu(async () => {
-    if (measuring) callgrind('on');
+    if (instrumented('deliver')) callgrind('on');
     while ((await services.webhooks.deliverDue()) > 0);
-    if (measuring) callgrind('off');
+    if (instrumented('deliver')) callgrind('off');
   });
   for (let i = 0; i < warmup; i++) await checkout();
   await derive();
