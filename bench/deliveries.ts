@@ -8,7 +8,8 @@
  *
  * Options: --rounds N (5), --checkouts N (10 per round), --warmup N (5), --endpoints all|none,
  * --database-url (a PostgreSQL URL; default a fresh SQLite file), --callgrind (instrumentation on
- * for the webhook passes only), --profile <dir> (a V8 profile of the webhook passes only).
+ * for one phase only), --profile <dir> (a V8 profile of one phase only); the phase is
+ * --profile-phase deliver, the webhook passes (default), or derive, the outbox passes.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,6 +35,7 @@ const { values: opts } = parseArgs({
     'database-url': { type: 'string' },
     callgrind: { type: 'boolean', default: false },
     profile: { type: 'string' },
+    'profile-phase': { type: 'string', default: 'deliver' },
   },
 });
 const rounds = Number(opts.rounds);
@@ -128,14 +130,17 @@ try {
   const requests = cpu(async () => {
     for (let i = 0; i < perRound; i++) await checkout();
   });
-  const derive = cpu(async () => {
-    while ((await services.events.deliverPending()) > 0);
-  });
   let measuring = false;
+  const instrumented = (phase: string) => measuring && opts['profile-phase'] === phase;
+  const derive = cpu(async () => {
+    if (instrumented('derive')) callgrind('on');
+    while ((await services.events.deliverPending()) > 0);
+    if (instrumented('derive')) callgrind('off');
+  });
   const deliver = cpu(async () => {
-    if (measuring) callgrind('on');
+    if (instrumented('deliver')) callgrind('on');
     while ((await services.webhooks.deliverDue()) > 0);
-    if (measuring) callgrind('off');
+    if (instrumented('deliver')) callgrind('off');
   });
   for (let i = 0; i < warmup; i++) await checkout();
   await derive();
@@ -146,19 +151,20 @@ try {
   for (let r = 0; r < rounds; r++) {
     const before = await countDeliveries();
     const request = await requests();
-    const d = await derive();
-    if (session) {
+    const profiled = async <T>(phase: string, f: () => Promise<T>): Promise<T> => {
+      if (!session || opts['profile-phase'] !== phase) return f();
       session.connect();
       await session.post('Profiler.enable');
       await session.post('Profiler.start');
-    }
-    const s = await deliver();
-    if (session) {
+      const result = await f();
       const { profile } = await session.post('Profiler.stop');
       mkdirSync(opts.profile!, { recursive: true });
-      writeFileSync(join(opts.profile!, `deliveries-${r}.cpuprofile`), JSON.stringify(profile));
+      writeFileSync(join(opts.profile!, `${phase}-${r}.cpuprofile`), JSON.stringify(profile));
       session.disconnect();
-    }
+      return result;
+    };
+    const d = await profiled('derive', derive);
+    const s = await profiled('deliver', deliver);
     const deliveries = (await countDeliveries()) - before;
     results.push({ request: request / perRound, derive: d / perRound, deliver: s, deliveries });
   }

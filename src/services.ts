@@ -131,9 +131,9 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     if (mailer) closers.push(async () => mailer.close());
 
     const ctx = { database, clock };
-    const events = new EventDispatcher(ctx);
-    registerEventHandlers(events);
     const requestsInFlight = new RequestsInFlight();
+    const events = new EventDispatcher(ctx, { foreground: requestsInFlight });
+    registerEventHandlers(events);
     const webhooks = new WebhookDeliverer({
       ...ctx,
       wallClock,

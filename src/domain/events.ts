@@ -1,6 +1,7 @@
 import type { Tx } from '../store/db.js';
-import { claimEvents, markAllDelivered, markFailed, pendingEvents } from '../store/events.js';
+import { claimEvents, markAllDelivered, markFailed, pendingEvents, unclaimEvents } from '../store/events.js';
 import type { DomainContext } from './context.js';
+import { FOREGROUND_WAIT_MS, type Foreground } from './foreground.js';
 
 /**
  * The events the marketplace raises, and their payloads. A feature that raises one appends it with
@@ -37,12 +38,23 @@ export type AfterCommit = () => void;
 
 const BATCH = 100;
 
+export interface DispatcherOptions {
+  /** Requests come first: each transaction of a pass waits for them (README, "Requests first"). */
+  foreground?: Foreground;
+  /** The longest that wait lasts (`FOREGROUND_WAIT_MS`; tests make it long to be deterministic). */
+  foregroundWaitMs?: number;
+}
+
 /**
  * Delivers the outbox (`events` table). Handlers run in a transaction together with the claim of
- * their events, so an event's effects happen exactly once even with several instances polling. A
- * batch of events is delivered in one transaction (a bulk stock write raises a hundred at once);
- * if any handler fails, the batch is delivered again one event per transaction, so only the
- * failing event is left for a later attempt (at most 10).
+ * their events, so an event's effects happen exactly once even with several instances polling.
+ * Fresh events are delivered many to a transaction (a bulk stock write raises a hundred at once,
+ * and batch handlers take them together: a checkout's hundred price guides are recomputed once for
+ * all the checkouts of a pass). Requests come first (README, "Requests first"): before each
+ * transaction the pass waits for the requests in flight, holding no transaction open meanwhile,
+ * and a transaction ends early when a request came in, after the event in hand. If a transaction
+ * fails, its events are delivered again one per transaction, so only the failing event is left
+ * for a later attempt (at most 10).
  */
 export class EventDispatcher {
   private readonly handlers = new Map<string, EventHandler[]>();
@@ -51,7 +63,26 @@ export class EventDispatcher {
   private running: Promise<number> | undefined;
   private stopping = false;
 
-  constructor(private readonly ctx: DomainContext) {}
+  constructor(
+    private readonly ctx: DomainContext,
+    private readonly options: DispatcherOptions = {},
+  ) {}
+
+  /** Lets the requests in flight finish first, and the event loop read what arrived meanwhile. */
+  private giveWay(): Promise<void> | undefined {
+    return this.options.foreground?.idle(this.options.foregroundWaitMs ?? FOREGROUND_WAIT_MS);
+  }
+
+  /**
+   * Whether a request came in while a transaction runs: its I/O is read first (on SQLite the
+   * statements never wait for I/O, so nothing would be read until the transaction ends).
+   */
+  private async requestsWaiting(): Promise<boolean> {
+    const foreground = this.options.foreground;
+    if (!foreground) return false;
+    await new Promise((resolve) => setImmediate(resolve));
+    return foreground.busy;
+  }
 
   on(type: string, handler: EventHandler): void {
     const list = this.handlers.get(type) ?? [];
@@ -81,29 +112,31 @@ export class EventDispatcher {
   private async pass(batch: number): Promise<number> {
     let handled = 0;
     for (;;) {
+      await this.giveWay();
       const events = await pendingEvents(this.ctx.database.db, batch);
       if (events.length === 0) return handled;
       // Events nobody reacts to (yet) are settled in one statement.
       const unheard = events.filter((e) => !this.heard(e.type)).map((e) => e.idEvent);
       handled += await markAllDelivered(this.ctx.database.db, unheard, this.ctx.clock.now());
-      // Fresh events go together; one that failed before goes alone, so it cannot hold back others.
+      // Fresh events go in order, several to a transaction; one that failed before goes alone, so
+      // it cannot hold back others.
       const fresh = events.filter((e) => this.heard(e.type) && e.attempts === 0);
       const retried = events.filter((e) => this.heard(e.type) && e.attempts > 0);
-      let singly = retried;
-      if (fresh.length > 0) {
+      let queue = fresh;
+      while (queue.length > 0) {
+        await this.giveWay();
+        const progress = { taken: 0 };
         try {
-          handled += await this.deliver(fresh);
+          handled += await this.deliver(queue, progress);
+          queue = queue.slice(progress.taken);
         } catch {
-          singly = [...fresh, ...retried];
+          // In order: the events that transaction took, one by one, before the rest.
+          const taken = Math.max(progress.taken, 1);
+          handled += await this.deliverSingly(queue.slice(0, taken));
+          queue = queue.slice(taken);
         }
       }
-      for (const event of singly) {
-        try {
-          handled += await this.deliver([event]);
-        } catch (err) {
-          await markFailed(this.ctx.database.db, event.idEvent, (err as Error).message);
-        }
-      }
+      handled += await this.deliverSingly(retried);
       if (events.length < batch) return handled;
       // A stopping server finishes the batch in hand, not the whole backlog (thousands of events
       // after a burst of stock writes held a stop for minutes): the rest stays in the outbox,
@@ -112,8 +145,30 @@ export class EventDispatcher {
     }
   }
 
-  /** Claims and handles these events in one transaction; returns how many it claimed. */
-  private async deliver(events: Array<{ idEvent: number; type: string; payload: string }>): Promise<number> {
+  /** Each event in a transaction of its own; one that fails is left for a later attempt. */
+  private async deliverSingly(events: Array<{ idEvent: number; type: string; payload: string }>) {
+    let handled = 0;
+    for (const event of events) {
+      await this.giveWay();
+      try {
+        handled += await this.deliver([event]);
+      } catch (err) {
+        await markFailed(this.ctx.database.db, event.idEvent, (err as Error).message);
+      }
+    }
+    return handled;
+  }
+
+  /**
+   * Claims and handles these events in one transaction; returns how many it claimed. With
+   * `progress`, it stops early when a request came in after an event with per-event handlers (the
+   * derivation of public events, several milliseconds for a checkout's order): the events not
+   * taken are given back in the same transaction, and `progress.taken` says how many were taken.
+   */
+  private async deliver(
+    events: Array<{ idEvent: number; type: string; payload: string }>,
+    progress?: { taken: number },
+  ): Promise<number> {
     const afterCommit: AfterCommit[] = [];
     const claimed = await this.ctx.database.transaction(async (tx) => {
       const now = this.ctx.clock.now();
@@ -125,18 +180,28 @@ export class EventDispatcher {
         events.map((e) => e.idEvent),
         now,
       );
+      let taken = 0;
       for (const event of events) {
+        taken++;
+        if (progress) progress.taken = taken;
         if (!claimed.has(event.idEvent)) continue;
         count++;
         const payload = JSON.parse(event.payload) as unknown;
-        for (const handler of this.handlers.get(event.type) ?? []) {
+        const handlers = this.handlers.get(event.type);
+        for (const handler of handlers ?? []) {
           const after = await handler(this.ctx, tx, payload);
           if (after) afterCommit.push(after);
         }
         const list = byType.get(event.type) ?? [];
         list.push(payload);
         byType.set(event.type, list);
+        if (progress && handlers && taken < events.length && (await this.requestsWaiting())) break;
       }
+      const left = events.slice(taken).filter((e) => claimed.has(e.idEvent));
+      await unclaimEvents(
+        tx,
+        left.map((e) => e.idEvent),
+      );
       for (const [type, payloads] of byType) {
         for (const handler of this.batchHandlers.get(type) ?? []) await handler(this.ctx, tx, payloads);
       }

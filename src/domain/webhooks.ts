@@ -35,6 +35,7 @@ import type { DomainContext } from './context.js';
 import { FieldCheck } from './validation.js';
 import { EVENT_KIND_NAMES, isEventKind } from './user-events.js';
 import { sendSystemMessage } from './system-messages.js';
+import { FOREGROUND_WAIT_MS, type Foreground } from './foreground.js';
 
 /**
  * Webhooks (README, "Events and webhooks"): endpoints an app's owner registers, signed `POST`s of
@@ -473,19 +474,12 @@ export function retryDelay(attempts: number): number {
 }
 
 /**
- * The process's foreground work (its API requests and pages), which deliveries give way to:
- * `idle` resolves once none is under way, or after `maxWaitMs` at the latest.
+ * Each delivery waits for the requests in flight (`FOREGROUND_WAIT_MS` at most). Under constant
+ * load each endpoint still gets a delivery this often (a few per cent of one core), so deliveries
+ * fall behind but never stop, and a claimed batch of 50 waits at most half a second in all, far
+ * inside its lease.
  */
-export interface Foreground {
-  idle(maxWaitMs: number): Promise<void>;
-}
-
-/**
- * The longest a delivery waits for the requests in flight to end. Under constant load each
- * endpoint still gets a delivery this often (a few per cent of one core), so deliveries fall behind
- * but never stop, and a claimed batch of 50 waits at most half a second in all, far inside its lease.
- */
-export const FOREGROUND_WAIT_MS = 10;
+export { FOREGROUND_WAIT_MS, type Foreground };
 
 export interface DelivererContext extends DomainContext {
   wallClock: Clock;
@@ -550,6 +544,8 @@ export class WebhookDeliverer {
     let attempts = 0;
     for (;;) {
       this.again = false;
+      // The claim and the records are transactions of their own, and give way to requests too.
+      await this.ctx.foreground?.idle(FOREGROUND_WAIT_MS);
       const now = this.ctx.clock.now();
       await this.prune(now);
       const wallNow = this.ctx.wallClock.now();
@@ -598,7 +594,9 @@ export class WebhookDeliverer {
               return;
             }
           }
-          if (outcomes.length > 0) await this.record(outcomes, token);
+          if (outcomes.length === 0) return;
+          await this.ctx.foreground?.idle(FOREGROUND_WAIT_MS);
+          await this.record(outcomes, token);
         }),
       );
       if (claimed.length < CLAIM_BATCH && !this.again) return attempts;

@@ -71,6 +71,12 @@ export async function claimEvents(db: Executor, idEvents: number[], at: number):
   return new Set(rows.map((r) => r.idEvent));
 }
 
+/** Gives back events claimed in this transaction but not handled in it (the pass takes them later). */
+export async function unclaimEvents(db: Executor, idEvents: number[]): Promise<void> {
+  if (idEvents.length === 0) return;
+  await db.updateTable('events').set({ deliveredAt: null }).where('idEvent', 'in', idEvents).execute();
+}
+
 /** Claims events no handler needs to see; returns how many this process claimed. */
 export async function markAllDelivered(db: Executor, idEvents: number[], at: number): Promise<number> {
   if (idEvents.length === 0) return 0;

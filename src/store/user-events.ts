@@ -1,4 +1,5 @@
 import type { Executor } from './db.js';
+import { prepared } from './prepared.js';
 import type { UserEvent } from './schema.js';
 
 /** The public events users receive (README, "Events and webhooks"). */
@@ -21,16 +22,18 @@ export async function insertUserEvents(
   // One at a time: the ids must follow the order the events happened in on both dialects, and
   // `returning` of a multi-row insert promises no order.
   for (const e of events) {
-    rows.push(
-      await db
-        .insertInto('userEvents')
-        .values({ ...e, createdAt })
-        .returningAll()
-        .executeTakeFirstOrThrow(),
-    );
+    const [row] = await insertUserEvent(db, e.idUser, e.type, e.payload, createdAt);
+    rows.push(row!);
   }
   return rows;
 }
+
+// Compiled once: a checkout's outbox delivery inserts a hundred events.
+const insertUserEvent = prepared(
+  (db: Executor, idUser: number, type: string, payload: string, createdAt: number) =>
+    db.insertInto('userEvents').values({ idUser, type, payload, createdAt }).returningAll(),
+  [0, '', '', 0],
+);
 
 /** A user's events after `since`, oldest first, and how many there are after `since`. */
 export async function userEventsAfter(

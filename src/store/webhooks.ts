@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Database, Executor } from './db.js';
+import { preparedBySize } from './prepared.js';
 import type { UserEvent, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './schema.js';
 
 /** Webhook endpoints, their deliveries and attempts (README, "Events and webhooks"). */
@@ -113,22 +114,20 @@ export async function insertDeliveries(
   now: number,
 ): Promise<void> {
   if (rows.length === 0) return;
-  await db
-    .insertInto('webhookDeliveries')
-    .values(
-      rows.map((r) => ({
-        ...r,
-        state: 'pending' as const,
-        attempts: 0,
-        createdAt: now,
-        nextAttemptAt: now,
-        leaseUntil: null,
-        leaseToken: null,
-        finishedAt: null,
-      })),
-    )
-    .execute();
+  await insertPendingDeliveries(db, rows, now);
 }
+
+// Prepared by size: a checkout queues a hundred deliveries, and building and compiling that
+// statement through the query builder cost more than running it.
+const insertPendingDeliveries = preparedBySize(
+  (db: Executor, rows: Array<{ idEndpoint: number; idEvent: number }>, now: number) =>
+    sql`insert into "webhookDeliveries" ("idEndpoint", "idEvent", "state", "attempts", "createdAt", "nextAttemptAt", "leaseUntil", "leaseToken", "finishedAt")
+      values ${sql.join(rows.map((r) => sql`(${r.idEndpoint}, ${r.idEvent}, 'pending', 0, ${now}, ${now}, null, null, null)`))}`.compile(
+      db,
+    ),
+  (rows) => rows.length,
+  (rows, now) => rows.flatMap((r) => [r.idEndpoint, r.idEvent, now, now]),
+);
 
 export interface ClaimedDelivery {
   delivery: WebhookDelivery;
