@@ -20,7 +20,7 @@ export function utf8Bytes(text: string): Buffer {
   // Not from the shared pool: a buffer of its own starts on a word boundary, for the Int32Array,
   // with room to widen up to SLACK characters in place.
   const latin1 = Buffer.allocUnsafeSlow(n + SLACK);
-  latin1.latin1Write(text, 0);
+  latin1.write(text, 0, 'latin1');
   const words = new Int32Array(latin1.buffer, latin1.byteOffset, n >> 2);
   const last = words.length - (words.length & 3);
   const at: number[] = [];
