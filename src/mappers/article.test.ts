@@ -47,7 +47,13 @@ const seller = {
   unsentShipments: 0,
 } satisfies User;
 
-function view(idArticle: number, idGame: number, isSingle: number, comments: string, condition: string | null) {
+function view(
+  idArticle: number,
+  idGame: number,
+  isSingle: number,
+  comments: string,
+  condition: string | null,
+) {
   return {
     idArticle,
     idUser: 7,
@@ -96,7 +102,12 @@ describe('Article mapper', () => {
     );
     const contexts: ArticleContext[] = ['marketplace', 'stock', 'cart', 'order'];
     for (const context of contexts) {
-      for (const options of [{}, { count: 2, price: 1999 }, { withProduct: false }, { inShoppingCart: true }]) {
+      for (const options of [
+        {},
+        { count: 2, price: 1999 },
+        { withProduct: false },
+        { inShoppingCart: true },
+      ]) {
         const once = new MappedOnce();
         const plain = {
           article: views.map((v) => mapArticle(v, { context, seller, ...options })),

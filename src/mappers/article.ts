@@ -190,7 +190,10 @@ function articleXml(a: Article): string {
   if (prices !== undefined) {
     const only = prices.length === 1 ? prices[0]! : undefined;
     out +=
-      only !== undefined && only.idCurrency === 1 && only.currencyCode === 'EUR' && only.price instanceof Money
+      only !== undefined &&
+      only.idCurrency === 1 &&
+      only.currencyCode === 'EUR' &&
+      only.price instanceof Money
         ? '<prices><price>' +
           only.price.toXml() +
           '</price><idCurrency>1</idCurrency><currencyCode>EUR</currencyCode></prices>'
