@@ -80,6 +80,7 @@ for (const dialect of DIALECTS) {
       let { p, xml } = await shown();
       assert.equal(p.expansionName, 'Kept Searches');
       assert.equal(p.countArticles, 0);
+      assert.match(xml, /<expansionName>Kept Searches<\/expansionName>/);
       // Written beside the code: the database raises the version in each of these transactions.
       const db = server.services.database.db;
       const edits = [
