@@ -103,8 +103,6 @@ export function mapArticle(view: ArticleView, options: ArticleMapOptions): Artic
   const { context } = options;
   const price = money(options.price ?? view.price);
   const flags = gameRules(view.product.idGame).flags;
-  // Each flag only where the product's game has it; undefined keys are left out of both formats.
-  const flagOf = (f: ArticleFlag) => (flags.includes(f) ? bool(view[f]) : undefined);
   const article: Article = {
     idArticle: view.idArticle,
     idProduct: view.idProduct,
@@ -127,12 +125,12 @@ export function mapArticle(view: ArticleView, options: ArticleMapOptions): Artic
     onSale: context === 'stock' ? view.count > 0 : undefined,
     condition: view.product.isSingle ? view.condition : undefined,
     // The order recorded responses write them in (`isFoil, isSigned, isPlayset, isAltered`).
-    isFoil: flagOf('isFoil'),
-    isReverseHolo: flagOf('isReverseHolo'),
-    isSigned: flagOf('isSigned'),
-    isPlayset: flagOf('isPlayset'),
-    isAltered: flagOf('isAltered'),
-    isFirstEd: flagOf('isFirstEd'),
+    isFoil: flagOf(flags, 'isFoil', view),
+    isReverseHolo: flagOf(flags, 'isReverseHolo', view),
+    isSigned: flagOf(flags, 'isSigned', view),
+    isPlayset: flagOf(flags, 'isPlayset', view),
+    isAltered: flagOf(flags, 'isAltered', view),
+    isFirstEd: flagOf(flags, 'isFirstEd', view),
     links: [
       link('self', context === 'stock' ? `/stock/article/${view.idArticle}` : `/articles/${view.idProduct}`),
       link('product', `/products/${view.idProduct}`),
@@ -141,6 +139,11 @@ export function mapArticle(view: ArticleView, options: ArticleMapOptions): Artic
   // A page of articles (the only mapping with a memo) is written by the compiled writer below;
   // typed as the tree it stands for, which both formats render it as.
   return options.once ? (new CompiledTree(article, articleXml) as unknown as Article) : article;
+}
+
+/** Each flag only where the product's game has it; undefined keys are left out of both formats. */
+function flagOf(flags: readonly ArticleFlag[], flag: ArticleFlag, view: ArticleView): boolean | undefined {
+  return flags.includes(flag) ? bool(view[flag]) : undefined;
 }
 
 /** `<name>true</name>`, `<name>false</name>` for each boolean field, built once. */
