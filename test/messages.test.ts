@@ -379,6 +379,32 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    it('a thread shows each message as it was sent, whatever its text holds (JSON and XML)', async () => {
+      const ann = await createTestClient(server);
+      const ben = await createTestClient(server);
+      const texts = ['a|b||c |', '|', 'Zeile 1\nZeile 2 – ü € 🃏', '1|2|3|4|5|6|7', '&lt;b&gt; | &amp;'];
+      const sent: unknown[] = [];
+      for (const [i, text] of texts.entries()) {
+        const from = i % 2 === 0 ? ann : ben;
+        const to = i % 2 === 0 ? ben : ann;
+        const res = await from.api.post(`/account/messages/${to.user.idUser}`, send(text), { json: true });
+        assert.equal(res.status, 200, res.text);
+        const message = res.json.message[0];
+        // As ann sees it: her own messages are sending, ben's are unread until she reads the thread.
+        sent.push({ ...message, isSending: from === ann, unread: from !== ann });
+      }
+      const thread = await ann.api.get(`/account/messages/${ben.user.idUser}`, { json: true });
+      assert.equal(thread.status, 200, thread.text);
+      assert.deepEqual(thread.json.message, sent);
+      assert.equal(thread.json.unreadMessages, 2);
+      const xml = await ben.api.get(`/account/messages/${ann.user.idUser}`);
+      assert.equal(xml.status, 200, xml.text);
+      assert.deepEqual(
+        [...xml.text.matchAll(/<text>([^<]*)<\/text>/g)].map((m) => m[1]),
+        texts, // sent as XML, so written back the same
+      );
+    });
+
     it('paginates the thread list too, most recently active first', async () => {
       const hub = await createTestClient(server);
       const senders = [

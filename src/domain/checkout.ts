@@ -28,7 +28,6 @@ import type { DomainContext } from './context.js';
 import { EVENTS } from './events.js';
 import type { OrderView } from './order-views.js';
 import { effectiveMethod, shippingZone } from './shipping.js';
-import { attributesOf } from './stock-rules.js';
 
 /**
  * `PUT /shoppingcart/checkout` (reference §1.5): one order per reservation, in state `bought`, the
@@ -53,10 +52,21 @@ function requireAddress(a: PostalAddress): void {
 }
 
 function frozenLines(r: ReservationView, idOrder: number): OrderArticle[] {
+  // Named field by field: a key added after a spread takes V8's slow path (about 1 µs a line).
   return r.lines.map(({ view, reserved }) => ({
     idOrder,
     idArticle: view.idArticle,
-    ...attributesOf(view),
+    idProduct: view.idProduct,
+    idLanguage: view.idLanguage,
+    comments: view.comments,
+    price: view.price,
+    condition: view.condition,
+    isFoil: view.isFoil,
+    isSigned: view.isSigned,
+    isAltered: view.isAltered,
+    isPlayset: view.isPlayset,
+    isFirstEd: view.isFirstEd,
+    isReverseHolo: view.isReverseHolo,
     count: reserved,
   }));
 }

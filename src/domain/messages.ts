@@ -16,6 +16,7 @@ import {
   threadPage,
   threadStats,
   threadSummaries,
+  type ThreadMessage,
 } from '../store/messages.js';
 import type { Message, User } from '../store/schema.js';
 import { findUserById } from '../store/users.js';
@@ -49,7 +50,7 @@ function shown(page: Page, total: number): boolean {
 
 export interface ThreadView {
   partner: User;
-  messages: Message[];
+  messages: ThreadMessage[];
   /** Messages of this thread the caller has not read (before this request marked any). */
   unreadMessages: number;
 }
@@ -68,7 +69,7 @@ async function requirePartner(db: Executor, viewer: number, idPartner: number): 
 }
 
 /** Marks the page's received unread messages read; one statement, so atomic on its own. */
-async function markReceivedRead(db: Executor, viewer: number, messages: Message[]): Promise<void> {
+async function markReceivedRead(db: Executor, viewer: number, messages: ThreadMessage[]): Promise<void> {
   const seqs = messages.filter((m) => m.idReceiver === viewer && m.unread === 1).map((m) => m.seq);
   await markRead(db, viewer, seqs);
 }
@@ -111,8 +112,20 @@ export async function readThread(
 ): Promise<{ total: number; thread: ThreadView }> {
   const db = ctx.database.db;
   const partner = await requirePartner(db, viewer, idPartner);
+  // A first page that comes back shorter than the limit is the whole thread (most threads are):
+  // its length is the total and its received unread messages the unread count, with no count read.
+  const first = page.offset === 0 ? await threadPage(db, viewer, idPartner, 0, page.limit) : undefined;
+  if (first && first.length < page.limit) {
+    let unreadMessages = 0;
+    for (const m of first) if (m.idReceiver === viewer && m.unread === 1) unreadMessages++;
+    const messages = shown(page, first.length) ? first : [];
+    await markReceivedRead(db, viewer, messages);
+    return { total: first.length, thread: { partner, messages, unreadMessages } };
+  }
   const { total, unread: unreadMessages } = await threadStats(db, viewer, idPartner);
-  const messages = shown(page, total) ? await threadPage(db, viewer, idPartner, page.offset, page.limit) : [];
+  const messages = !shown(page, total)
+    ? []
+    : (first ?? (await threadPage(db, viewer, idPartner, page.offset, page.limit)));
   await markReceivedRead(db, viewer, messages);
   return { total, thread: { partner, messages, unreadMessages } };
 }

@@ -3,6 +3,8 @@ import {
   importedGuides,
   type OfferFigures,
   offerFigures,
+  productsOfArticles,
+  productsOfOrders,
   replaceGuides,
   type SaleFigures,
   saleFigures,
@@ -150,20 +152,14 @@ export function registerPriceGuideHandlers(events: EventDispatcher): void {
       .map((p) => (p as { idOrder?: unknown }).idOrder)
       .filter((id): id is number => typeof id === 'number');
     if (ids.length === 0) return;
-    const rows = await tx
-      .selectFrom('orderArticles')
-      .select('idProduct')
-      .where('idOrder', 'in', ids)
-      .execute();
-    await recomputeGuides(tx, ctx.clock.now(), [...new Set(rows.map((r) => r.idProduct))]);
+    await recomputeGuides(tx, ctx.clock.now(), await productsOfOrders(tx, ids));
   });
   events.onBatch(EVENTS.articleListed, async (ctx, tx, payloads) => {
     const ids = payloads
       .map((p) => (p as { idArticle?: unknown }).idArticle)
       .filter((id): id is number => typeof id === 'number');
     if (ids.length === 0) return;
-    const rows = await tx.selectFrom('articles').select('idProduct').where('idArticle', 'in', ids).execute();
-    await recomputeGuides(tx, ctx.clock.now(), [...new Set(rows.map((r) => r.idProduct))]);
+    await recomputeGuides(tx, ctx.clock.now(), await productsOfArticles(tx, ids));
   });
 }
 

@@ -77,8 +77,21 @@ export function identityKey(a: ArticleAttributes): string {
   ].join('\u0001');
 }
 
+/** `identityKey(a) === identityKey(b)`, without building the two keys. */
 export function sameAttributes(a: ArticleAttributes, b: ArticleAttributes): boolean {
-  return identityKey(a) === identityKey(b);
+  return (
+    a.idProduct === b.idProduct &&
+    a.idLanguage === b.idLanguage &&
+    a.price === b.price &&
+    (a.condition ?? '') === (b.condition ?? '') &&
+    a.isFoil === b.isFoil &&
+    a.isSigned === b.isSigned &&
+    a.isAltered === b.isAltered &&
+    a.isPlayset === b.isPlayset &&
+    a.isFirstEd === b.isFirstEd &&
+    a.isReverseHolo === b.isReverseHolo &&
+    a.comments === b.comments
+  );
 }
 
 /** Condition is graded only on single cards of games that grade it. */

@@ -1,5 +1,5 @@
 import type { ThreadView } from '../domain/messages.js';
-import type { Message } from '../store/schema.js';
+import type { ThreadMessage } from '../store/messages.js';
 import { type Static, Type } from '@sinclair/typebox';
 import { mapUser, UserSchema } from './user.js';
 import { bool, BoolSchema, link, LinksSchema, timestamp, TimestampSchema } from './values.js';
@@ -35,7 +35,7 @@ export type MessageThread = Static<typeof ThreadSchema>;
  * Message and Thread (reference §2.15). A message is seen by one user: `isSending` is true for the
  * messages that user wrote, and `unread` is only ever true for messages they received.
  */
-export function mapMessage(message: Message, viewer: number): Static<typeof MessageSchema> {
+export function mapMessage(message: ThreadMessage, viewer: number): Static<typeof MessageSchema> {
   const isSending = message.idSender === viewer;
   return {
     idMessage: message.idMessage,

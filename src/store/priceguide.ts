@@ -2,7 +2,8 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import { insertMany } from './bulk.js';
 import type { Executor } from './db.js';
 import { offers } from './offers.js';
-import type { DB, ImportedPriceGuidesTable, PriceGuidesTable } from './schema.js';
+import { preparedBySize } from './prepared.js';
+import type { DB, ImportedPriceGuidesTable, OrderState, PriceGuidesTable } from './schema.js';
 
 /**
  * The figures the price guide is computed from, aggregated in SQL per product: the asking prices of
@@ -37,52 +38,17 @@ const ID_CHUNK = 500;
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
+/**
+ * Every listing recomputes the guides of its products (a bulk stock write: a hundred at once), so
+ * the statements over a list of products are compiled once per length, with the constants written
+ * as literals: the products (and the sale windows) are their only parameters.
+ */
 export async function offerFigures(db: Executor, idProducts?: number[]): Promise<OfferFigures[]> {
   if (idProducts && idProducts.length > ID_CHUNK) return chunked(idProducts, (ids) => offerFigures(db, ids));
   if (idProducts?.length === 0) return [];
-  let q = offers(db)
-    .groupBy('a.idProduct')
-    .select((eb) => [
-      'a.idProduct',
-      eb.fn.min(eb.case().when('a.isFoil', '=', 0).then(eb.ref('a.price')).end()).as('low'),
-      eb.fn
-        .min(
-          eb
-            .case()
-            .when(
-              eb.and([
-                eb('a.isFoil', '=', 0),
-                eb.or([eb('a.condition', 'is', null), eb('a.condition', 'in', EX_OR_BETTER)]),
-              ]),
-            )
-            .then(eb.ref('a.price'))
-            .end(),
-        )
-        .as('lowEx'),
-      eb.fn.min(eb.case().when('a.isFoil', '=', 1).then(eb.ref('a.price')).end()).as('lowFoil'),
-      eb.fn
-        .min(
-          eb
-            .case()
-            .when(eb.and([eb('a.isFoil', '=', 0), eb('u.country', '=', 'D'), eb('u.isCommercial', '>=', 1)]))
-            .then(eb.ref('a.price'))
-            .end(),
-        )
-        .as('lowGerman'),
-      eb.fn
-        .sum(
-          eb
-            .case()
-            .when('a.isFoil', '=', 0)
-            .then(sql<number>`a.price * a.count`)
-            .else(0)
-            .end(),
-        )
-        .as('askSum'),
-      eb.fn.sum(eb.case().when('a.isFoil', '=', 0).then(eb.ref('a.count')).else(0).end()).as('askCopies'),
-    ]);
-  if (idProducts) q = q.where('a.idProduct', 'in', idProducts);
-  const rows = await q.execute();
+  const rows = idProducts
+    ? (await offerFiguresOf(db, idProducts)).rows
+    : await offerFiguresQuery(db).execute();
   return rows.map((r) => ({
     idProduct: r.idProduct,
     low: num(r.low),
@@ -94,6 +60,67 @@ export async function offerFigures(db: Executor, idProducts?: number[]): Promise
   }));
 }
 
+const lit = <T extends number | string>(v: T) => sql.lit(v);
+
+function offerFiguresQuery(db: Executor) {
+  return offers(db)
+    .groupBy('a.idProduct')
+    .select((eb) => [
+      'a.idProduct',
+      eb.fn.min(eb.case().when('a.isFoil', '=', lit(0)).then(eb.ref('a.price')).end()).as('low'),
+      eb.fn
+        .min(
+          eb
+            .case()
+            .when(
+              eb.and([
+                eb('a.isFoil', '=', lit(0)),
+                eb.or([eb('a.condition', 'is', null), eb('a.condition', 'in', EX_OR_BETTER.map(lit))]),
+              ]),
+            )
+            .then(eb.ref('a.price'))
+            .end(),
+        )
+        .as('lowEx'),
+      eb.fn.min(eb.case().when('a.isFoil', '=', lit(1)).then(eb.ref('a.price')).end()).as('lowFoil'),
+      eb.fn
+        .min(
+          eb
+            .case()
+            .when(
+              eb.and([
+                eb('a.isFoil', '=', lit(0)),
+                eb('u.country', '=', lit('D')),
+                eb('u.isCommercial', '>=', lit(1)),
+              ]),
+            )
+            .then(eb.ref('a.price'))
+            .end(),
+        )
+        .as('lowGerman'),
+      eb.fn
+        .sum(
+          eb
+            .case()
+            .when('a.isFoil', '=', lit(0))
+            .then(sql<number>`a.price * a.count`)
+            .else(lit(0))
+            .end(),
+        )
+        .as('askSum'),
+      eb.fn
+        .sum(eb.case().when('a.isFoil', '=', lit(0)).then(eb.ref('a.count')).else(lit(0)).end())
+        .as('askCopies'),
+    ]);
+}
+
+const offerFiguresOf = preparedBySize(
+  (db: Executor, idProducts: number[]) =>
+    offerFiguresQuery(db).where('a.idProduct', 'in', idProducts).compile(),
+  (idProducts) => idProducts.length,
+  (idProducts) => idProducts,
+);
+
 type SalesEb = ExpressionBuilder<DB & { oa: DB['orderArticles']; o: DB['orders'] }, 'oa' | 'o'>;
 
 /** Sales of paid orders, per product; `now` fixes the 1-, 7- and 30-day windows. */
@@ -101,45 +128,9 @@ export async function saleFigures(db: Executor, now: number, idProducts?: number
   if (idProducts && idProducts.length > ID_CHUNK)
     return chunked(idProducts, (ids) => saleFigures(db, now, ids));
   if (idProducts?.length === 0) return [];
-  const day = 86_400_000;
-  const soldAt = sql<number>`coalesce(o."datePaid", o."dateBought")`;
-  const pair = (eb: SalesEb, foil: 0 | 1, since: number | null, name: string) => {
-    const cond =
-      since === null
-        ? eb('oa.isFoil', '=', foil)
-        : eb.and([eb('oa.isFoil', '=', foil), eb(soldAt, '>=', since)]);
-    return [
-      eb.fn
-        .sum(
-          eb
-            .case()
-            .when(cond)
-            .then(sql<number>`oa.price * oa.count`)
-            .else(0)
-            .end(),
-        )
-        .as(`${name}Sum`),
-      eb.fn.sum(eb.case().when(cond).then(eb.ref('oa.count')).else(0).end()).as(`${name}Copies`),
-    ];
-  };
-  let q = db
-    .selectFrom('orderArticles as oa')
-    .innerJoin('orders as o', 'o.idOrder', 'oa.idOrder')
-    .where('o.state', 'in', ['paid', 'sent', 'received'])
-    .groupBy('oa.idProduct')
-    .select((eb) => [
-      'oa.idProduct',
-      ...pair(eb, 0, null, 'all'),
-      ...pair(eb, 0, now - day, 'd1'),
-      ...pair(eb, 0, now - 7 * day, 'd7'),
-      ...pair(eb, 0, now - 30 * day, 'd30'),
-      ...pair(eb, 1, null, 'foilAll'),
-      ...pair(eb, 1, now - day, 'foilD1'),
-      ...pair(eb, 1, now - 7 * day, 'foilD7'),
-      ...pair(eb, 1, now - 30 * day, 'foilD30'),
-    ]);
-  if (idProducts) q = q.where('oa.idProduct', 'in', idProducts);
-  const rows = (await q.execute()) as unknown as Record<string, unknown>[];
+  const rows = (idProducts
+    ? (await saleFiguresOf(db, now, idProducts)).rows
+    : await saleFiguresQuery(db, now).execute()) as unknown as Record<string, unknown>[];
   const p = (r: Record<string, unknown>, name: string): [number, number] => [
     Number(r[`${name}Sum`] ?? 0),
     Number(r[`${name}Copies`] ?? 0),
@@ -157,6 +148,63 @@ export async function saleFigures(db: Executor, now: number, idProducts?: number
   }));
 }
 
+const DAY = 86_400_000;
+/** The windows' starts, in the order the statement binds them (each twice: sum and copies). */
+const windows = (now: number) =>
+  [now - DAY, now - 7 * DAY, now - 30 * DAY].flatMap((since) => [since, since]);
+
+function saleFiguresQuery(db: Executor, now: number) {
+  const soldAt = sql<number>`coalesce(o."datePaid", o."dateBought")`;
+  const pair = (eb: SalesEb, foil: 0 | 1, since: number | null, name: string) => {
+    const cond =
+      since === null
+        ? eb('oa.isFoil', '=', lit(foil))
+        : eb.and([eb('oa.isFoil', '=', lit(foil)), eb(soldAt, '>=', since)]);
+    return [
+      eb.fn
+        .sum(
+          eb
+            .case()
+            .when(cond)
+            .then(sql<number>`oa.price * oa.count`)
+            .else(lit(0))
+            .end(),
+        )
+        .as(`${name}Sum`),
+      eb.fn.sum(eb.case().when(cond).then(eb.ref('oa.count')).else(lit(0)).end()).as(`${name}Copies`),
+    ];
+  };
+  return db
+    .selectFrom('orderArticles as oa')
+    .innerJoin('orders as o', 'o.idOrder', 'oa.idOrder')
+    .where(
+      'o.state',
+      'in',
+      PAID_STATES.map((s) => sql.lit<OrderState>(s)),
+    )
+    .groupBy('oa.idProduct')
+    .select((eb) => [
+      'oa.idProduct',
+      ...pair(eb, 0, null, 'all'),
+      ...pair(eb, 0, now - DAY, 'd1'),
+      ...pair(eb, 0, now - 7 * DAY, 'd7'),
+      ...pair(eb, 0, now - 30 * DAY, 'd30'),
+      ...pair(eb, 1, null, 'foilAll'),
+      ...pair(eb, 1, now - DAY, 'foilD1'),
+      ...pair(eb, 1, now - 7 * DAY, 'foilD7'),
+      ...pair(eb, 1, now - 30 * DAY, 'foilD30'),
+    ]);
+}
+
+const PAID_STATES = ['paid', 'sent', 'received'] as const;
+
+const saleFiguresOf = preparedBySize(
+  (db: Executor, now: number, idProducts: number[]) =>
+    saleFiguresQuery(db, now).where('oa.idProduct', 'in', idProducts).compile(),
+  (_now, idProducts) => idProducts.length,
+  (now, idProducts) => [...windows(now), ...windows(now), ...idProducts],
+);
+
 export async function importedGuides(
   db: Executor,
   idProducts?: number[],
@@ -164,18 +212,30 @@ export async function importedGuides(
   if (idProducts && idProducts.length > ID_CHUNK)
     return chunked(idProducts, (ids) => importedGuides(db, ids));
   if (idProducts?.length === 0) return [];
-  let q = db.selectFrom('importedPriceGuides').selectAll();
-  if (idProducts) q = q.where('idProduct', 'in', idProducts);
-  return q.execute();
+  if (idProducts) return (await importedOf(db, idProducts)).rows;
+  return db.selectFrom('importedPriceGuides').selectAll().execute();
 }
+
+const importedOf = preparedBySize(
+  (db: Executor, idProducts: number[]) =>
+    db.selectFrom('importedPriceGuides').selectAll().where('idProduct', 'in', idProducts).compile(),
+  (idProducts) => idProducts.length,
+  (idProducts) => idProducts,
+);
 
 export async function storedGuides(db: Executor, idProducts?: number[]): Promise<PriceGuidesTable[]> {
   if (idProducts && idProducts.length > ID_CHUNK) return chunked(idProducts, (ids) => storedGuides(db, ids));
   if (idProducts?.length === 0) return [];
-  let q = db.selectFrom('priceGuides').selectAll();
-  if (idProducts) q = q.where('idProduct', 'in', idProducts);
-  return q.execute();
+  if (idProducts) return (await storedOf(db, idProducts)).rows;
+  return db.selectFrom('priceGuides').selectAll().execute();
 }
+
+const storedOf = preparedBySize(
+  (db: Executor, idProducts: number[]) =>
+    db.selectFrom('priceGuides').selectAll().where('idProduct', 'in', idProducts).compile(),
+  (idProducts) => idProducts.length,
+  (idProducts) => idProducts,
+);
 
 const GUIDE_COLUMNS = [
   'idProduct',
@@ -205,10 +265,7 @@ export async function replaceGuides(
   rows: PriceGuidesTable[],
 ): Promise<void> {
   for (let i = 0; i < idProducts.length; i += ID_CHUNK) {
-    await db
-      .deleteFrom('priceGuides')
-      .where('idProduct', 'in', idProducts.slice(i, i + ID_CHUNK))
-      .execute();
+    await deleteGuides(db, idProducts.slice(i, i + ID_CHUNK));
   }
   await insertMany(
     db,
@@ -217,6 +274,39 @@ export async function replaceGuides(
     rows.map((r) => GUIDE_COLUMNS.map((c) => r[c])),
   );
 }
+
+const deleteGuides = preparedBySize(
+  (db: Executor, idProducts: number[]) =>
+    db.deleteFrom('priceGuides').where('idProduct', 'in', idProducts).compile(),
+  (idProducts) => idProducts.length,
+  (idProducts) => idProducts,
+);
+
+/** The products of these articles (ids of articles gone since: none), each once. */
+export async function productsOfArticles(db: Executor, idArticles: number[]): Promise<number[]> {
+  if (idArticles.length === 0) return [];
+  return [...new Set((await articleProducts(db, idArticles)).rows.map((r) => r.idProduct))];
+}
+
+const articleProducts = preparedBySize(
+  (db: Executor, idArticles: number[]) =>
+    db.selectFrom('articles').select('idProduct').where('idArticle', 'in', idArticles).compile(),
+  (idArticles) => idArticles.length,
+  (idArticles) => idArticles,
+);
+
+/** The products of these orders' lines, each once. */
+export async function productsOfOrders(db: Executor, idOrders: number[]): Promise<number[]> {
+  if (idOrders.length === 0) return [];
+  return [...new Set((await orderProducts(db, idOrders)).rows.map((r) => r.idProduct))];
+}
+
+const orderProducts = preparedBySize(
+  (db: Executor, idOrders: number[]) =>
+    db.selectFrom('orderArticles').select('idProduct').where('idOrder', 'in', idOrders).compile(),
+  (idOrders) => idOrders.length,
+  (idOrders) => idOrders,
+);
 
 async function chunked<T>(ids: number[], fn: (ids: number[]) => Promise<T[]>): Promise<T[]> {
   const out: T[] = [];

@@ -166,7 +166,10 @@ const productRows = preparedBySize(
 );
 
 /** A seller's article as a bulk write reads it: the row and its copies in carts. */
-export type LockedArticle = Article & { reserved: number };
+export interface LockedArticle {
+  row: Article;
+  reserved: number;
+}
 
 /**
  * The seller's articles among these ids (others' ids are absent), with their copies in carts. On
@@ -182,7 +185,7 @@ export async function lockedStockRows(db: Executor, idUser: number, ids: number[
     db,
     rows.map((r) => r.idArticle),
   );
-  return rows.map((r) => ({ ...r, reserved: reserved.get(r.idArticle) ?? 0 }));
+  return rows.map((row) => ({ row, reserved: reserved.get(row.idArticle) ?? 0 }));
 }
 
 const lockedRows = preparedBySize(

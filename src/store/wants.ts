@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from './db.js';
+import { preparedBySize } from './prepared.js';
 import { offers } from './offers.js';
 import type { Want, Wantslist } from './schema.js';
 
@@ -287,13 +288,22 @@ export async function targetProducts(
 ): Promise<Map<number, TargetProduct>> {
   const ids = [...new Set(idProducts)];
   if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('products')
-    .select(['idProduct', 'idGame', 'idMetaproduct', 'enName'])
-    .where('idProduct', 'in', ids)
-    .execute();
+  const { rows } = await targetProductRows(db, ids);
   return new Map(rows.map((r) => [r.idProduct, r]));
 }
+
+// A bulk stock write lists a hundred articles, and the alert reads their products and wants on
+// every delivery: both statements are compiled once per length of their lists.
+const targetProductRows = preparedBySize(
+  (db: Executor, ids: number[]) =>
+    db
+      .selectFrom('products')
+      .select(['idProduct', 'idGame', 'idMetaproduct', 'enName'])
+      .where('idProduct', 'in', ids)
+      .compile(),
+  (ids) => ids.length,
+  (ids) => ids,
+);
 
 /**
  * Every want on any of these products or metaproducts, in want order (`alertWants` of several
@@ -307,16 +317,24 @@ export async function alertWantsOfAny(
   const products = [...new Set(idProducts)];
   const metas = [...new Set(idMetaproducts)];
   if (products.length === 0) return [];
-  return db
-    .selectFrom('wants as w')
-    .innerJoin('wantslists as l', 'l.idWantslist', 'w.idWantslist')
-    .selectAll('w')
-    .select(['l.idUser', 'l.name as listName', 'l.idGame as listGame'])
-    .where((eb) =>
-      metas.length === 0
-        ? eb('w.idProduct', 'in', products)
-        : eb.or([eb('w.idProduct', 'in', products), eb('w.idMetaproduct', 'in', metas)]),
-    )
-    .orderBy('w.seq')
-    .execute();
+  return (await wantsOfAny(db, products, metas)).rows;
 }
+
+const wantsOfAny = preparedBySize(
+  (db: Executor, products: number[], metas: number[]) =>
+    db
+      .selectFrom('wants as w')
+      .innerJoin('wantslists as l', 'l.idWantslist', 'w.idWantslist')
+      .selectAll('w')
+      .select(['l.idUser', 'l.name as listName', 'l.idGame as listGame'])
+      .where((eb) =>
+        metas.length === 0
+          ? eb('w.idProduct', 'in', products)
+          : eb.or([eb('w.idProduct', 'in', products), eb('w.idMetaproduct', 'in', metas)]),
+      )
+      .orderBy('w.seq')
+      .compile(),
+  // Distinct for every pair of lengths (a request carries at most a few hundred of each).
+  (products, metas) => products.length * 1_000_000 + metas.length,
+  (products, metas) => [...products, ...metas],
+);
