@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { createExpansion, createMetaproduct, createProduct } from './fixtures.js';
+import { createArticle, createExpansion, createMetaproduct, createProduct } from './fixtures.js';
 import { type ApiClient, createTestClient, DIALECTS, startTestServer, type TestServer } from './helpers.js';
 
 /**
@@ -13,12 +13,13 @@ for (const dialect of DIALECTS) {
   describe(`GET /products/find after the search index changed (${dialect})`, () => {
     let server: TestServer;
     let api: ApiClient;
+    let user: Awaited<ReturnType<typeof createTestClient>>['user'];
     let idExpansion: number;
     let first: number;
 
     before(async () => {
       server = await startTestServer({ dialect });
-      ({ api } = await createTestClient(server));
+      ({ api, user } = await createTestClient(server));
       idExpansion = await createExpansion(server, { idGame: 1, enName: 'Kept Searches' });
       first = (await createProduct(server, { idExpansion, enName: 'Quillback Heron' })).idProduct;
     });
@@ -62,6 +63,56 @@ for (const dialect of DIALECTS) {
         idsOf(await api.get('/products/find?search=Quillback%20Heron&exact=true', { json: true })),
         [first],
       );
+    });
+
+    it('shows the catalog as it is now and the offers as they are now, from kept products too', async () => {
+      const product = await createProduct(server, {
+        idExpansion,
+        enName: 'Marsh Viper',
+        names: { 3: 'Sumpfviper' },
+      });
+      const shown = async () => {
+        const res = await api.get('/products/find?search=marsh%20viper', { json: true });
+        const p = (res.json.product as Record<string, unknown>[])[0]!;
+        const xml = (await api.get('/products/find?search=marsh%20viper')).text;
+        return { p, xml };
+      };
+      let { p, xml } = await shown();
+      assert.equal(p.expansionName, 'Kept Searches');
+      assert.equal(p.countArticles, 0);
+      assert.match(xml, /<expansionName>Kept Searches<\/expansionName>/);
+      // Written beside the code: the database raises the version in each of these transactions.
+      const db = server.services.database.db;
+      const edits = [
+        () =>
+          sql`update ${sql.table('expansions')} set ${sql.ref('enName')} = 'Renamed Set' where ${sql.ref('idExpansion')} = ${idExpansion}`.execute(
+            db,
+          ),
+        () =>
+          sql`update ${sql.table('games')} set ${sql.ref('name')} = 'Magic Renamed' where ${sql.ref('idGame')} = 1`.execute(
+            db,
+          ),
+        () =>
+          sql`update ${sql.table('products')} set ${sql.ref('image')} = '/img/new.jpg' where ${sql.ref('idProduct')} = ${product.idProduct}`.execute(
+            db,
+          ),
+        () =>
+          sql`update ${sql.table('productNames')} set ${sql.ref('name')} = 'Moorviper' where ${sql.ref('idProduct')} = ${product.idProduct}`.execute(
+            db,
+          ),
+      ];
+      for (const edit of edits) await edit();
+      ({ p, xml } = await shown());
+      assert.equal(p.expansionName, 'Renamed Set');
+      assert.equal(p.gameName, 'Magic Renamed');
+      assert.equal(p.image, '/img/new.jpg');
+      assert.match(JSON.stringify(p.localization), /Moorviper/);
+      assert.match(xml, /<expansionName>Renamed Set<\/expansionName>/);
+      await createArticle(server, user, product, { count: 3, isFoil: 1 });
+      ({ p, xml } = await shown());
+      assert.equal(p.countArticles, 3);
+      assert.equal(p.countFoils, 3);
+      assert.match(xml, /<countArticles>3<\/countArticles>/);
     });
 
     it('groups metaproducts from the current index too', async () => {

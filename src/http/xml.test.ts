@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../errors.js';
 import { money } from '../mappers/values.js';
-import { parseAnyRequest, parsePlainRequest, parseRequestXml, SharedTree, toXml } from './xml.js';
+import {
+  parseAnyRequest,
+  parsePlainRequest,
+  parseRequestXml,
+  presentList,
+  SharedTree,
+  toXml,
+  toXmlBuffer,
+} from './xml.js';
 
 const repeatedEntity = <T extends object>(tree: T): T =>
   new SharedTree(tree as Record<string, unknown>) as unknown as T;
@@ -67,6 +75,21 @@ describe('XML writer', () => {
     );
     assert.equal(toXml(wide), reference(wide));
     assert.equal(toXml(wide), reference(wide));
+  });
+
+  it('writes the same UTF-8 bytes as bytes as it does as a string, however long the answer', () => {
+    const shared = repeatedEntity({ name: 'Zoë & <Ünïcode> 😀 \ud800', n: 1 });
+    const trees: Record<string, unknown>[] = [
+      {},
+      { a: presentList([]), b: [], c: null, d: '', e: undefined, f: 'é' },
+      { article: [1, 2, 3].map((n) => ({ n, seller: shared, text: '😀'.repeat(n) })), total: 3 },
+      // Past the first buffer (256 kB), in one element and over many.
+      { big: 'ü'.repeat(200_000) },
+      { item: Array.from({ length: 5_000 }, (_, n) => ({ n, text: `Straße ${n} 🂡`.repeat(10) })) },
+    ];
+    for (const tree of trees) {
+      assert.ok(toXmlBuffer(tree).equals(Buffer.from(toXml(tree), 'utf8')));
+    }
   });
 });
 

@@ -5,7 +5,7 @@ import type { CatalogVersionsTable } from './schema.js';
 
 export async function catalogVersions(db: Executor): Promise<Record<CatalogVersionsTable['name'], number>> {
   const rows = await db.selectFrom('catalogVersions').select(['name', 'version']).execute();
-  const out = { products: 0, priceGuides: 0, productSearch: 0 };
+  const out = { products: 0, priceGuides: 0, productSearch: 0, productInfo: 0 };
   for (const r of rows) out[r.name] = Number(r.version);
   return out;
 }

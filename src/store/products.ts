@@ -1,5 +1,6 @@
+import { sql } from 'kysely';
 import type { Executor } from './db.js';
-import { preparedBySize } from './prepared.js';
+import { prepared, preparedBySize } from './prepared.js';
 import { offerCounts } from './offers.js';
 import type { ExpansionsTable, PriceGuide, Product } from './schema.js';
 
@@ -38,9 +39,65 @@ export interface MetaproductInfo {
   image: string;
 }
 
-/** Product infos in the order of `idProducts`; unknown ids are left out. */
+/** What a product info is but its offer counts, which move with every stock write. */
+type CatalogInfo = Omit<ProductInfo, 'countArticles' | 'countFoils'>;
+
+/** Product infos without their offer counts, per database, for one version of `productInfo`. */
+interface CatalogInfos {
+  version: number;
+  infos: Map<number, CatalogInfo>;
+}
+const catalogInfos = new WeakMap<Executor, CatalogInfos>();
+/** About 100 bytes of names and facts each: a few MB at most. */
+const MAX_CATALOG_INFOS = 20_000;
+
+const productInfoVersion = prepared(
+  (db) => db.selectFrom('catalogVersions').select('version').where('name', '=', sql.lit('productInfo')),
+  [],
+);
+
+/**
+ * Product infos in the order of `idProducts`; unknown ids are left out. Outside a transaction the
+ * catalog part of each is kept per version of `productInfo` (`0022_product_info_version`, raised
+ * in every transaction that writes a table it comes from), and only the offer counts are read each
+ * time: a page of found products was four statements, three of them over the catalog.
+ */
 export async function loadProductInfos(db: Executor, idProducts: number[]): Promise<ProductInfo[]> {
   if (idProducts.length === 0) return [];
+  if (db.isTransaction) return withOfferCounts(db, idProducts, await loadCatalogInfos(db, idProducts));
+  // The version before the rows: a write between them moves it, and the next read loads again.
+  const version = Number((await productInfoVersion(db))[0]?.version ?? 0);
+  let kept = catalogInfos.get(db);
+  if (kept === undefined || kept.version !== version || kept.infos.size > MAX_CATALOG_INFOS) {
+    kept = { version, infos: new Map() };
+    catalogInfos.set(db, kept);
+  }
+  const { infos } = kept;
+  const missing = idProducts.filter((id) => !infos.has(id));
+  if (missing.length > 0)
+    for (const info of await loadCatalogInfos(db, missing)) infos.set(info.product.idProduct, info);
+  const found: CatalogInfo[] = [];
+  for (const id of idProducts) {
+    const info = infos.get(id);
+    if (info !== undefined) found.push(info);
+  }
+  return withOfferCounts(db, idProducts, found);
+}
+
+async function withOfferCounts(
+  db: Executor,
+  idProducts: number[],
+  infos: CatalogInfo[],
+): Promise<ProductInfo[]> {
+  const counts = await offerCounts(db, idProducts);
+  return infos.map((info) => {
+    const c = counts.get(info.product.idProduct);
+    return { ...info, countArticles: c?.countArticles ?? 0, countFoils: c?.countFoils ?? 0 };
+  });
+}
+
+/** The catalog part of product infos, in the order of `idProducts`; unknown ids are left out. */
+async function loadCatalogInfos(db: Executor, idProducts: number[]): Promise<CatalogInfo[]> {
   const { rows } = await productInfoRows(db, idProducts);
   const names = await productNames(db, idProducts);
   const metaIds = [...new Set(rows.map((r) => r.idMetaproduct).filter((m): m is number => m !== null))];
@@ -49,8 +106,7 @@ export async function loadProductInfos(db: Executor, idProducts: number[]): Prom
     for (const c of (await reprintCountRows(db, metaIds)).rows)
       reprintCounts.set(c.idMetaproduct!, Number(c.n));
   }
-  const counts = await offerCounts(db, idProducts);
-  const byId = new Map<number, ProductInfo>();
+  const byId = new Map<number, CatalogInfo>();
   for (const r of rows) {
     const { gameName, e_enName, e_abbreviation, e_icon, ...product } = r;
     byId.set(product.idProduct, {
@@ -67,11 +123,9 @@ export async function loadProductInfos(db: Executor, idProducts: number[]): Prom
           : null,
       names: names.get(product.idProduct) ?? {},
       countReprints: product.idMetaproduct === null ? 1 : (reprintCounts.get(product.idMetaproduct) ?? 1),
-      countArticles: counts.get(product.idProduct)?.countArticles ?? 0,
-      countFoils: counts.get(product.idProduct)?.countFoils ?? 0,
     });
   }
-  return idProducts.map((id) => byId.get(id)).filter((i): i is ProductInfo => i !== undefined);
+  return idProducts.map((id) => byId.get(id)).filter((i): i is CatalogInfo => i !== undefined);
 }
 
 // A search's page of products reads these: each compiled once per number of ids.

@@ -495,7 +495,7 @@ export interface OAuthNoncesTable {
  * (`0018_search_reads`): the products a search found are kept until it moves.
  */
 export interface CatalogVersionsTable {
-  name: 'products' | 'priceGuides' | 'productSearch';
+  name: 'products' | 'priceGuides' | 'productSearch' | 'productInfo';
   version: number;
 }
 
