@@ -29,6 +29,26 @@ describe('requests in flight', () => {
     inFlight.leave();
   });
 
+  it('waits for a quiet period after the last request, started again by a request within it', async () => {
+    const inFlight = new RequestsInFlight(60);
+    inFlight.enter();
+    inFlight.leave();
+    const t = performance.now();
+    let resolved = false;
+    const waiting = inFlight.idle(5000).then(() => (resolved = true));
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(resolved, false, 'still within the quiet period');
+    // A request arriving within the period (as a sequential client's next one) starts it again.
+    inFlight.enter();
+    await new Promise((r) => setTimeout(r, 80));
+    assert.equal(resolved, false, 'a request is in flight');
+    inFlight.leave();
+    const left = performance.now();
+    await waiting;
+    assert.ok(performance.now() - left >= 55, 'a whole quiet period after the last request');
+    assert.ok(performance.now() - t < 1000);
+  });
+
   it('counts a request from its arrival until its response closes, answered or failed', async () => {
     const inFlight = new RequestsInFlight();
     const app = Fastify();
