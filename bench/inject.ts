@@ -17,6 +17,9 @@
  * `npm run bench` fills it, and adds the CPU of the pool's PostgreSQL backends and the statements
  * sent per request), --queries (prints each statement's text and count per request, PostgreSQL only).
  *
+ * A website page's scenario (its request has `page`) is sent to the site's path with its session
+ * cookie instead of a signature.
+ *
  * After each round the outbox its requests filled (the events a write raises, which a server
  * delivers in the background, on the same core) is delivered and its CPU printed apart, per request
  * of the round, as "background" (with its PostgreSQL backends' CPU on PostgreSQL).
@@ -154,16 +157,21 @@ async function run(scenario: Scenario): Promise<void> {
     if (dialect === 'postgres' && prepared) await copySqliteIntoPostgres(prepared, databaseUrl);
     const state = await scenario.prepare(services);
     if (dialect === 'postgres') await settlePostgres(databaseUrl);
-    if (scenario.request(state, -1).page) {
-      await services.close();
-      return;
-    }
     const app = await buildApp(services);
     await app.ready();
     let i = 0;
     const signed = (n: number) =>
       Array.from({ length: n }, () => {
         const r = scenario.request(state, i++);
+        // A website page: its own path, the session cookie instead of a signature.
+        if (r.page) {
+          return {
+            method: r.method,
+            url: r.path,
+            payload: r.body,
+            headers: { host: HOST, cookie: r.page.cookie } as Record<string, string>,
+          };
+        }
         const path = `/ws/v2.0${r.path}`;
         return {
           method: r.method,

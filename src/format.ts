@@ -98,19 +98,40 @@ export function dateTimeText(ms: number | null): string {
 const LOCALES: Record<string, string> = { en: 'en-GB', fr: 'fr-FR', de: 'de-DE', es: 'es-ES', it: 'it-IT' };
 export const localeOf = (lang: string) => LOCALES[lang] ?? 'en-GB';
 
-const moneyFormats = new Map<string, Intl.NumberFormat>();
+/**
+ * A money format with the amounts it has written, by cents: a pure function of them, and Intl's
+ * formatting costs a few microseconds a call, where a page of 100 offers writes 100 prices, most of
+ * them the same few. Bounded: cleared when full.
+ */
+interface MoneyFormat {
+  format: Intl.NumberFormat;
+  written: Map<number, string>;
+}
+const moneyFormats = new Map<string, MoneyFormat>();
+const MAX_AMOUNTS = 10_000;
 const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
 const dateFormats = new Map<string, Intl.DateTimeFormat>();
 
 /** `1234` in German → `12,34 €`; from integer cents, exact (the division by 100 is of an integer). */
 export function formatMoney(cents: number, lang: string, currency = 'EUR'): string {
-  const key = `${lang}|${currency}`;
+  const key = currency === 'EUR' ? lang : `${lang}|${currency}`;
   let f = moneyFormats.get(key);
   if (!f) {
-    f = new Intl.NumberFormat(localeOf(lang), { style: 'currency', currency });
+    f = {
+      format: new Intl.NumberFormat(localeOf(lang), { style: 'currency', currency }),
+      written: new Map(),
+    };
     moneyFormats.set(key, f);
   }
-  return f.format(cents / 100);
+  // A map takes -0 for 0, which Intl writes with its sign.
+  if (Object.is(cents, -0)) return f.format.format(-0);
+  let text = f.written.get(cents);
+  if (text === undefined) {
+    text = f.format.format(cents / 100);
+    if (f.written.size >= MAX_AMOUNTS) f.written.clear();
+    f.written.set(cents, text);
+  }
+  return text;
 }
 
 /** A moment as a reader in `lang` writes it, in the marketplace's zone (Europe/Berlin). */

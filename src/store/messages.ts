@@ -75,15 +75,20 @@ export async function threadStats(
 
 /** Unread messages `viewer` received from anyone (the website's header shows it). */
 export async function countUnreadReceived(db: Executor, viewer: number): Promise<number> {
-  const row = await db
-    .selectFrom('messages')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('idReceiver', '=', viewer)
-    .where('unread', '=', 1)
-    .where('receiverDeleted', '=', 0)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return Number((await unreadReceived(db, viewer))[0]?.n ?? 0);
 }
+
+// The header of every page a signed-in browser asks for shows it.
+const unreadReceived = prepared(
+  (db, viewer: number) =>
+    db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('idReceiver', '=', viewer)
+      .where('unread', '=', sql.lit(1))
+      .where('receiverDeleted', '=', sql.lit(0)),
+  [0],
+);
 
 /** Unread messages `viewer` received from `partner`. */
 export async function countUnreadFrom(db: Executor, viewer: number, partner: number): Promise<number> {

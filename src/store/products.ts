@@ -174,11 +174,7 @@ const productNameRows = preparedBySize(
 export async function loadProductDetail(db: Executor, idProduct: number): Promise<ProductDetail | undefined> {
   const [info] = await loadProductInfos(db, [idProduct]);
   if (!info) return undefined;
-  const priceGuide = await db
-    .selectFrom('priceGuides')
-    .selectAll()
-    .where('idProduct', '=', idProduct)
-    .executeTakeFirst();
+  const [priceGuide] = await priceGuideOf(db, idProduct);
   let reprints: Reprint[];
   if (info.product.idMetaproduct === null) {
     reprints = [
@@ -189,16 +185,26 @@ export async function loadProductDetail(db: Executor, idProduct: number): Promis
       },
     ];
   } else {
-    reprints = await db
-      .selectFrom('products as p')
-      .leftJoin('expansions as e', 'e.idExpansion', 'p.idExpansion')
-      .select(['p.idProduct', 'e.enName as expansionName', 'e.icon as expansionIcon'])
-      .where('p.idMetaproduct', '=', info.product.idMetaproduct)
-      .orderBy('p.idProduct')
-      .execute();
+    reprints = await reprintsOf(db, info.product.idMetaproduct);
   }
   return { ...info, priceGuide, reprints };
 }
+
+// Every product page reads these two.
+const priceGuideOf = prepared(
+  (db, idProduct: number) => db.selectFrom('priceGuides').selectAll().where('idProduct', '=', idProduct),
+  [0],
+);
+const reprintsOf = prepared(
+  (db, idMetaproduct: number) =>
+    db
+      .selectFrom('products as p')
+      .leftJoin('expansions as e', 'e.idExpansion', 'p.idExpansion')
+      .select(['p.idProduct', 'e.enName as expansionName', 'e.icon as expansionIcon'])
+      .where('p.idMetaproduct', '=', idMetaproduct)
+      .orderBy('p.idProduct'),
+  [0],
+);
 
 /** idProduct → idLanguage → name. */
 export async function productNames(

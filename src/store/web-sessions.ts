@@ -1,4 +1,5 @@
 import type { Executor } from './db.js';
+import { prepared } from './prepared.js';
 import type { WebSessionsTable } from './schema.js';
 
 export type WebSession = WebSessionsTable;
@@ -9,20 +10,26 @@ export async function insertSession(db: Executor, row: WebSession): Promise<void
 
 /** The live session behind a cookie's id hash, with its user's name and display language. */
 export async function findLiveSession(db: Executor, sessionHash: string, now: number) {
-  return db
-    .selectFrom('webSessions')
-    .innerJoin('users', 'users.idUser', 'webSessions.idUser')
-    .select([
-      'webSessions.sessionHash',
-      'webSessions.idUser',
-      'webSessions.expiresAt',
-      'users.username',
-      'users.idDisplayLanguage',
-    ])
-    .where('webSessions.sessionHash', '=', sessionHash)
-    .where('webSessions.expiresAt', '>', now)
-    .executeTakeFirst();
+  return (await liveSession(db, sessionHash, now))[0];
 }
+
+// Every page a signed-in browser asks for starts here.
+const liveSession = prepared(
+  (db, sessionHash: string, now: number) =>
+    db
+      .selectFrom('webSessions')
+      .innerJoin('users', 'users.idUser', 'webSessions.idUser')
+      .select([
+        'webSessions.sessionHash',
+        'webSessions.idUser',
+        'webSessions.expiresAt',
+        'users.username',
+        'users.idDisplayLanguage',
+      ])
+      .where('webSessions.sessionHash', '=', sessionHash)
+      .where('webSessions.expiresAt', '>', now),
+  ['', 0],
+);
 
 export async function deleteSession(db: Executor, sessionHash: string): Promise<void> {
   await db.deleteFrom('webSessions').where('sessionHash', '=', sessionHash).execute();
