@@ -1,10 +1,6 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { hashPassword } from '../src/auth/passwords.js';
 import { payOrder } from '../src/domain/orders.js';
-import { createUser } from '../src/domain/users.js';
-import type { User } from '../src/store/schema.js';
 import {
   createArticle,
   createArticles,
@@ -12,16 +8,10 @@ import {
   createProduct,
   type ProductFixture,
 } from './fixtures.js';
-import {
-  ApiClient,
-  createTestApp,
-  DIALECTS,
-  startTestServer,
-  type TestServer,
-  xmlRequest,
-} from './helpers.js';
+import { DIALECTS, startTestServer, type TestServer, xmlRequest } from './helpers.js';
 import { articleCount, buy, orderAction } from './trading-helpers.js';
-import { textOf, WebClient } from './web-client.js';
+import { textOf } from './web-client.js';
+import { type Person, person } from './web-people.js';
 
 /**
  * The trading pages through HTTP, as a browser without JavaScript uses them (`WebClient`): orders
@@ -30,36 +20,6 @@ import { textOf, WebClient } from './web-client.js';
  * API write shows on the pages. Hostile cases: no CSRF token (403), someone else's ids (404),
  * markup in texts (rendered as text); each leaves everything as it was.
  */
-
-const PASSWORD = 'correct horse battery';
-
-interface Person {
-  user: User;
-  api: ApiClient;
-  web: WebClient;
-}
-
-async function person(server: TestServer, name: string, balanceCents = 0): Promise<Person> {
-  const username = `${name}${randomBytes(3).toString('hex')}`;
-  const user = await createUser(server.services, {
-    username,
-    country: 'D',
-    accountType: 'private',
-    balanceCents,
-    firstName: 'Test',
-    lastName: name,
-    street: 'Teststraße 1',
-    zip: '10115',
-    city: 'Berlin',
-    phoneNumber: '+49 30 1',
-    passwordHash: await hashPassword(PASSWORD),
-  });
-  const api = new ApiClient(server, await createTestApp(server, user));
-  const web = new WebClient(server);
-  const signed = await web.signIn(username, PASSWORD, '/orders');
-  assert.equal(signed.status, 303, signed.text);
-  return { user, api, web };
-}
 
 /** The ids of the action forms an order page offers. */
 const offered = (html: string) => [...html.matchAll(/id="action-(\w+)"/g)].map((m) => m[1]).sort();
@@ -75,8 +35,8 @@ for (const dialect of DIALECTS) {
     before(async () => {
       server = await startTestServer({ dialect });
       seller = await person(server, 'seller');
-      buyer = await person(server, 'buyer', 10_000);
-      stranger = await person(server, 'stranger', 10_000);
+      buyer = await person(server, 'buyer', { balanceCents: 10_000 });
+      stranger = await person(server, 'stranger', { balanceCents: 10_000 });
       product = await createProduct(server, { enName: 'Pagefinder Dragon' });
     });
     after(() => server.close());

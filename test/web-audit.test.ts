@@ -1,21 +1,11 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { hashPassword } from '../src/auth/passwords.js';
 import { payOrder } from '../src/domain/orders.js';
-import { createUser } from '../src/domain/users.js';
-import type { User } from '../src/store/schema.js';
 import { createArticle, createProduct, type ProductFixture } from './fixtures.js';
-import {
-  ApiClient,
-  createTestApp,
-  DIALECTS,
-  startTestServer,
-  type TestServer,
-  xmlRequest,
-} from './helpers.js';
+import { DIALECTS, startTestServer, type TestServer, xmlRequest } from './helpers.js';
 import { buy } from './trading-helpers.js';
-import { textOf, WebClient } from './web-client.js';
+import { textOf } from './web-client.js';
+import { type Person, person } from './web-people.js';
 
 /**
  * Findings of the outside audit on the pages (README, "The website"): the domain's input errors in
@@ -23,42 +13,6 @@ import { textOf, WebClient } from './web-client.js';
  * tab a seller lands on, and the stock file's game. The API's answers to the same input stay what
  * they were (English, the first field's).
  */
-
-const PASSWORD = 'correct horse battery';
-
-interface Person {
-  user: User;
-  api: ApiClient;
-  web: WebClient;
-}
-
-async function person(
-  server: TestServer,
-  name: string,
-  balanceCents = 0,
-  sellerActivation: 0 | 3 = 3,
-): Promise<Person> {
-  const username = `${name}${randomBytes(3).toString('hex')}`;
-  const user = await createUser(server.services, {
-    username,
-    country: 'D',
-    accountType: 'private',
-    balanceCents,
-    sellerActivation,
-    firstName: 'Test',
-    lastName: name,
-    street: 'Teststraße 1',
-    zip: '10115',
-    city: 'Berlin',
-    phoneNumber: '+49 30 1',
-    passwordHash: await hashPassword(PASSWORD),
-  });
-  const api = new ApiClient(server, await createTestApp(server, user));
-  const web = new WebClient(server);
-  const signed = await web.signIn(username, PASSWORD, '/profile');
-  assert.equal(signed.status, 303, signed.text);
-  return { user, api, web };
-}
 
 /** The message a page shows beside a field (`_field.eta`). */
 const besideField = (html: string, name: string) =>
@@ -73,8 +27,12 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       server = await startTestServer({ dialect });
-      seller = await person(server, 'seller');
-      buyer = await person(server, 'buyer', 100_000, 0);
+      seller = await person(server, 'seller', { landing: '/profile' });
+      buyer = await person(server, 'buyer', {
+        balanceCents: 100_000,
+        sellerActivation: 0,
+        landing: '/profile',
+      });
       product = await createProduct(server, { enName: 'Audit Wyvern' });
     });
     after(() => server.close());

@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { hashPassword } from '../src/auth/passwords.js';
 import { setDisplayLanguage } from '../src/domain/account.js';
 import { payOrder } from '../src/domain/orders.js';
-import { createUser } from '../src/domain/users.js';
-import type { User } from '../src/store/schema.js';
 import { displayLanguageOf, type Key, type Lang, LANGS, translator } from '../src/web/i18n/index.js';
 import { createArticle, createProduct, type ProductFixture } from './fixtures.js';
-import { ApiClient, createTestApp, startTestServer, type TestServer } from './helpers.js';
+import { startTestServer, type TestServer } from './helpers.js';
 import { buy } from './trading-helpers.js';
 import { WebClient } from './web-client.js';
+import { type Person, person } from './web-people.js';
 
 /**
  * The order page's refusals and the not-found pages speak the reader's language: the domain's
@@ -18,14 +15,6 @@ import { WebClient } from './web-client.js';
  * that was sent; the API keeps its English description. Each language the site has, on SQLite
  * (the texts do not depend on the database).
  */
-
-const PASSWORD = 'correct horse battery';
-
-interface Person {
-  user: User;
-  api: ApiClient;
-  web: WebClient;
-}
 
 const escapeHtml = (s: string) =>
   s
@@ -54,28 +43,6 @@ describe('translated refusals and not-found pages', () => {
   let buyer: Person;
   let product: ProductFixture;
 
-  async function person(name: string, balanceCents = 0): Promise<Person> {
-    const username = `${name}${randomBytes(3).toString('hex')}`;
-    const user = await createUser(server.services, {
-      username,
-      country: 'D',
-      accountType: 'private',
-      balanceCents,
-      firstName: 'Test',
-      lastName: name,
-      street: 'Teststraße 1',
-      zip: '10115',
-      city: 'Berlin',
-      phoneNumber: '+49 30 1',
-      passwordHash: await hashPassword(PASSWORD),
-    });
-    const api = new ApiClient(server, await createTestApp(server, user));
-    const web = new WebClient(server);
-    const signed = await web.signIn(username, PASSWORD, '/orders');
-    assert.equal(signed.status, 303, signed.text);
-    return { user, api, web };
-  }
-
   async function paidOrder(): Promise<number> {
     const article = await createArticle(server, seller.user, product, { price: 250, count: 1 });
     const [order] = await buy(buyer.api, [[article.idArticle, 1]]);
@@ -90,8 +57,8 @@ describe('translated refusals and not-found pages', () => {
 
   before(async () => {
     server = await startTestServer();
-    seller = await person('seller');
-    buyer = await person('buyer', 100_000);
+    seller = await person(server, 'seller');
+    buyer = await person(server, 'buyer', { balanceCents: 100_000 });
     product = await createProduct(server, { enName: 'Polyglot Wyvern' });
   });
   after(() => server.close());

@@ -1,6 +1,6 @@
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { Executor } from './db.js';
-import { prepared } from './prepared.js';
+import { pageBound, prepared } from './prepared.js';
 import type { DB, Message } from './schema.js';
 
 /**
@@ -104,14 +104,6 @@ export async function countUnreadFrom(db: Executor, viewer: number, partner: num
 }
 
 /**
- * A limit or offset parameter behind a cast. SQLite (3.53) reads a bare parameter's value when it
- * plans a LIMIT, so every new binding makes it prepare the statement again (tens of µs, several
- * times the query itself); a cast is an expression it does not look into. PostgreSQL reads both
- * the same.
- */
-const asInteger = (value: number) => sql<number>`cast(${value} as integer)`;
-
-/**
  * The two directions of a thread as two index-ordered branches (`messages_by_pair` and
  * `messages_by_receiver_pair` both end in `seq`) under one `order by seq`: SQLite walks both
  * indexes in order and merges them (MERGE (UNION ALL)) where the `or` of the two pairs collected the
@@ -171,8 +163,8 @@ const threadPageQuery = prepared(
           .where('receiverDeleted', '=', sql.lit(0)),
       )
       .orderBy('seq')
-      .limit(asInteger(limit))
-      .offset(asInteger(offset)),
+      .limit(pageBound(limit))
+      .offset(pageBound(offset)),
   [0, 0, 0, 0, 0, 0],
 );
 
@@ -302,8 +294,8 @@ export async function threadSummaries(
     ])
     .groupBy('m.partner')
     .orderBy('lastSeq', 'desc')
-    .limit(limit)
-    .offset(offset)
+    .limit(pageBound(limit))
+    .offset(pageBound(offset))
     .execute();
   return rows.map((r) => ({
     partner: Number(r.partner),
@@ -345,5 +337,10 @@ export async function receivedPage(
   offset: number,
   limit: number,
 ): Promise<Message[]> {
-  return received(db, viewer, filter).selectAll().orderBy('seq').limit(limit).offset(offset).execute();
+  return received(db, viewer, filter)
+    .selectAll()
+    .orderBy('seq')
+    .limit(pageBound(limit))
+    .offset(pageBound(offset))
+    .execute();
 }

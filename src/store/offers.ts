@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { type ArticleView, productFactsByLanguage } from './articles.js';
 import type { Executor } from './db.js';
-import { prepared, preparedBySize } from './prepared.js';
+import { pageBound, prepared, preparedBySize } from './prepared.js';
 
 /**
  * The marketplace's offers: articles with copies available whose seller is not on vacation. Every
@@ -147,7 +147,7 @@ export async function offerIds(
   if (where.minPrice !== undefined) q = q.where('a.price', '>=', where.minPrice);
   if (where.maxPrice !== undefined) q = q.where('a.price', '<=', where.maxPrice);
   q = order === 'price' ? q.orderBy('a.price').orderBy('a.idArticle') : q.orderBy('a.idArticle');
-  const rows = await q.limit(limit).execute();
+  const rows = await q.limit(pageBound(limit)).execute();
   return rows.map((r) => r.idArticle);
 }
 
@@ -158,7 +158,9 @@ export async function offerIds(
 const productOfferCount = prepared(
   (db, idProduct: number, cap: number) =>
     db
-      .selectFrom(offers(db).select('a.idArticle').where('a.idProduct', '=', idProduct).limit(cap).as('o'))
+      .selectFrom(
+        offers(db).select('a.idArticle').where('a.idProduct', '=', idProduct).limit(pageBound(cap)).as('o'),
+      )
       .select((eb) => eb.fn.countAll<number>().as('n')),
   [0, 0],
 );
@@ -176,8 +178,8 @@ const productOfferPage = prepared(
           .where('a.idProduct', '=', idProduct)
           .orderBy('a.price')
           .orderBy('a.idArticle')
-          .limit(limit)
-          .offset(offset),
+          .limit(pageBound(limit))
+          .offset(pageBound(offset)),
       )
       .orderBy('a.price')
       .orderBy('a.idArticle'),

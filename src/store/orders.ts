@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { ARTICLE_VALUE_COLUMNS, type ArticleView, articleViewOf, PRODUCT_FACT_COLUMNS } from './articles.js';
 import type { Executor } from './db.js';
-import { prepared, preparedBySize } from './prepared.js';
+import { pageBound, prepared, preparedBySize } from './prepared.js';
 import type { Order, OrderArticle, OrderEvaluation, OrderState, OrdersTable } from './schema.js';
 
 /**
@@ -315,10 +315,10 @@ function partyPage(party: 'idSeller' | 'idBuyer', direction: 'asc' | 'desc') {
             .where('wasMergedInto', 'is', null)
             .orderBy('idOrder', direction)
             .limit(sql.lit(1))
-            .offset(offset),
+            .offset(pageBound(offset)),
         )
         .orderBy('idOrder', direction)
-        .limit(limit),
+        .limit(pageBound(limit)),
     [0, '', 0, '', 0, 0],
   );
 }
