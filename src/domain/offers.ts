@@ -113,13 +113,18 @@ function commonWhere(input: OfferFilterInput, idGame: number | undefined, isSing
   return where;
 }
 
-/** The offers of one product, cheapest first. */
+/**
+ * The offers of one product, cheapest first. `countOffers` is the product's offers as the caller
+ * has just read them (`ProductInfo.countOffers`, the product page's detail): the list without
+ * filters then counts none again.
+ */
 export async function productOffers(
   ctx: DomainContext,
   idProduct: number,
   input: OfferFilterInput,
   window: Window,
   idViewer: number | null,
+  countOffers?: number,
 ): Promise<OfferPage> {
   const db = ctx.database.db;
   const product = await findProduct(db, idProduct);
@@ -128,7 +133,10 @@ export async function productOffers(
   if (unfiltered(where)) {
     // What price bots ask all day: a count and a page from prepared statements, the same offers
     // in the same order as the general path below gives.
-    const found = await countProductOffers(db, idProduct, OFFER_CAP + 1);
+    const found =
+      countOffers === undefined
+        ? await countProductOffers(db, idProduct, OFFER_CAP + 1)
+        : Math.min(countOffers, OFFER_CAP + 1);
     const total = Math.min(found, OFFER_CAP);
     const articles = await productOfferViews(
       db,

@@ -24,6 +24,8 @@ export interface OfferCounts {
   countArticles: number;
   /** Foil copies offered. */
   countFoils: number;
+  /** Articles offered (the rows of the product's offer list, uncapped). */
+  countOffers: number;
 }
 
 /** Copies on offer per product, for the products given (absent: none): `articles_offers` covers it. */
@@ -32,7 +34,11 @@ export async function offerCounts(db: Executor, idProducts: number[]): Promise<M
   if (idProducts.length === 0) return out;
   const { rows } = await offerCountRows(db, idProducts);
   for (const r of rows) {
-    out.set(r.idProduct, { countArticles: Number(r.countArticles), countFoils: Number(r.countFoils) });
+    out.set(r.idProduct, {
+      countArticles: Number(r.countArticles),
+      countFoils: Number(r.countFoils),
+      countOffers: Number(r.countOffers),
+    });
   }
   return out;
 }
@@ -51,6 +57,7 @@ const offerCountRows = preparedBySize(
             eb.case().when('a.isFoil', '=', sql.lit(1)).then(eb.ref('a.count')).else(sql.lit(0)).end(),
           )
           .as('countFoils'),
+        eb.fn.countAll<number>().as('countOffers'),
       ])
       .compile(),
   (idProducts) => idProducts.length,

@@ -18,6 +18,8 @@ export interface ProductInfo {
   countReprints: number;
   countArticles: number;
   countFoils: number;
+  /** Articles offered: the length of the product's offer list before its cap. */
+  countOffers: number;
 }
 
 export interface Reprint {
@@ -40,7 +42,7 @@ export interface MetaproductInfo {
 }
 
 /** What a product info is but its offer counts, which move with every stock write. */
-type CatalogInfo = Omit<ProductInfo, 'countArticles' | 'countFoils'>;
+type CatalogInfo = Omit<ProductInfo, 'countArticles' | 'countFoils' | 'countOffers'>;
 
 /** Product infos without their offer counts, per database, for one version of `productInfo`. */
 interface CatalogInfos {
@@ -92,7 +94,12 @@ async function withOfferCounts(
   const counts = await offerCounts(db, idProducts);
   return infos.map((info) => {
     const c = counts.get(info.product.idProduct);
-    return { ...info, countArticles: c?.countArticles ?? 0, countFoils: c?.countFoils ?? 0 };
+    return {
+      ...info,
+      countArticles: c?.countArticles ?? 0,
+      countFoils: c?.countFoils ?? 0,
+      countOffers: c?.countOffers ?? 0,
+    };
   });
 }
 

@@ -189,6 +189,7 @@ export function catalogPages(app: FastifyInstance, services: Services): void {
         offerFilterInput(chosen(request)),
         page,
         request.user?.idUser ?? null,
+        detail.countOffers,
       );
     } catch (err) {
       errors = formErrors(request.t, err, OFFER_FILTERS);
