@@ -72,6 +72,12 @@ export class CompiledTree<T extends object = Tree> {
   constructor(
     readonly tree: T,
     readonly write: (tree: T) => string,
+    /**
+     * The same children as pieces of text and of UTF-8 bytes kept from answer to answer, for an
+     * entity of an answer's list (`toXmlBuffer`), where most of its text never changes: copying the
+     * bytes spares encoding them again (a found product's 1.2 kB was a sixth of the search).
+     */
+    readonly encoded?: (tree: T) => readonly (string | Uint8Array)[],
   ) {}
   toJSON(): T {
     return this.tree;
@@ -152,16 +158,36 @@ export function toXml(tree: Tree): string {
  */
 let scratch = Buffer.allocUnsafeSlow(1 << 18);
 
-/** Writes `text` as UTF-8 into `scratch` at `at`, growing it first if it might not fit. */
-function put(text: string, at: number): number {
-  // At most three bytes per UTF-16 unit.
-  const most = at + text.length * 3;
+/** Makes room in `scratch` for `most` bytes in all. */
+function room(most: number, at: number): void {
   if (most > scratch.length) {
     const larger = Buffer.allocUnsafeSlow(Math.max(most, scratch.length * 2));
     scratch.copy(larger, 0, 0, at);
     scratch = larger;
   }
+}
+
+/** Writes `text` as UTF-8 into `scratch` at `at`, growing it first if it might not fit. */
+function put(text: string, at: number): number {
+  // At most three bytes per UTF-16 unit.
+  room(at + text.length * 3, at);
   return at + scratch.write(text, at);
+}
+
+/** An element whose children come as `CompiledTree.encoded` pieces. */
+function putEncoded(name: string, value: CompiledTree<object>, at: number): number {
+  const tags = tagsOf(name);
+  at = put(tags[0], at);
+  for (const piece of value.encoded!(value.tree)) {
+    if (typeof piece === 'string') {
+      at = put(piece, at);
+    } else {
+      room(at + piece.length, at);
+      scratch.set(piece, at);
+      at += piece.length;
+    }
+  }
+  return put(tags[1], at);
 }
 
 /**
@@ -175,7 +201,11 @@ export function toXmlBuffer(tree: Tree): Buffer {
   for (const key in tree) {
     const value = tree[key];
     if (Array.isArray(value) && value.length > 0) {
-      for (const item of value) at = put(writeValue(key, item), at);
+      for (const item of value)
+        at =
+          item instanceof CompiledTree && item.encoded !== undefined
+            ? putEncoded(key, item, at)
+            : put(writeValue(key, item), at);
     } else {
       at = put(writeValue(key, value), at);
     }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CompiledTree, toXml } from '../http/xml.js';
+import { CompiledTree, toXml, toXmlBuffer } from '../http/xml.js';
 import type { ProductInfo } from '../store/products.js';
 import { mapProductListed, mapProductsListed } from './catalog-product.js';
 
@@ -43,6 +43,9 @@ describe('Listed product mapper', () => {
         const compiled = { product: mapProductsListed(shown, idLanguage) };
         assert.ok(compiled.product[0] instanceof CompiledTree);
         assert.equal(toXml(compiled), toXml(plain), `language ${idLanguage}`);
+        // As answers send it: the kept bytes of each product's text.
+        assert.deepEqual(toXmlBuffer(compiled), toXmlBuffer(plain), `language ${idLanguage}`);
+        assert.equal(toXmlBuffer(compiled).toString('utf8'), toXml(plain));
         assert.equal(JSON.stringify(compiled), JSON.stringify(plain));
       }
     }
@@ -50,7 +53,11 @@ describe('Listed product mapper', () => {
 
   it('writes what a new info of the same product shows, not what an earlier one did', () => {
     const before = info(2);
-    const xmlOf = (i: ProductInfo, idLanguage = 2) => toXml({ product: mapProductsListed([i], idLanguage) });
+    const xmlOf = (i: ProductInfo, idLanguage = 2) => {
+      const text = toXml({ product: mapProductsListed([i], idLanguage) });
+      assert.equal(toXmlBuffer({ product: mapProductsListed([i], idLanguage) }).toString('utf8'), text);
+      return text;
+    };
     assert.match(xmlOf(before), /<locName>Lotus noir<\/locName>/);
     // The store reads new objects after the catalog version moved.
     const renamed = info(2, { names: { 2: 'Lotus sombre' } });

@@ -103,25 +103,22 @@ export function mapProductsListed(infos: readonly ProductInfo[], idLanguage: num
     const info = infos[i]!;
     const parts = catalogParts(info);
     const tree = listedTree(info, idLanguage, parts, true);
-    const prefix = listedXmlPrefix(parts, tree, idLanguage);
-    const links = parts.xml!.links;
+    const prefix = listedPrefix(parts, tree, idLanguage);
+    const links = (parts.linksXml ??= xmlElement('links', parts.links));
     // Typed as the tree it stands for: both formats render it as that tree.
-    out[i] = new CompiledTree(tree, (t: ProductListed) =>
-      typeof t.countArticles === 'number' && typeof t.countFoils === 'number'
-        ? prefix +
-          '<countArticles>' +
-          t.countArticles +
-          '</countArticles><countFoils>' +
-          t.countFoils +
-          '</countFoils>' +
-          links
-        : prefix +
-          xmlElement('countArticles', t.countArticles) +
-          xmlElement('countFoils', t.countFoils) +
-          links,
+    out[i] = new CompiledTree(
+      tree,
+      (t: ProductListed) => prefix.toString('utf8') + countsXml(t) + links,
+      (t: ProductListed) => [prefix, countsXml(t) + links],
     ) as unknown as ProductListed;
   }
   return out;
+}
+
+function countsXml(t: ProductListed): string {
+  return typeof t.countArticles === 'number' && typeof t.countFoils === 'number'
+    ? '<countArticles>' + t.countArticles + '</countArticles><countFoils>' + t.countFoils + '</countFoils>'
+    : xmlElement('countArticles', t.countArticles) + xmlElement('countFoils', t.countFoils);
 }
 
 function listedTree(
@@ -168,18 +165,13 @@ interface CatalogParts {
   localization: ProductListed['localization'];
   website: string;
   links: Link[];
-  /** The listed form's XML, made at its first XML answer. */
-  xml: ListedXml | undefined;
-}
-
-interface ListedXml {
-  /** The elements before `locName`, and those between it and `countArticles`. */
-  head: string;
-  middle: string;
-  /** The elements after `countFoils`. */
-  links: string;
-  /** head, locName and middle per idLanguage. */
-  prefixes: (string | undefined)[];
+  /**
+   * The listed form's XML up to its offer counts, as UTF-8 per idLanguage, made at its first XML
+   * answer in that language: kept as bytes, outside the heap the garbage collector walks.
+   */
+  xml: (Buffer | undefined)[] | undefined;
+  /** Its XML after the offer counts. */
+  linksXml: string | undefined;
 }
 
 const CATALOG_PARTS = new WeakMap<Product, CatalogParts>();
@@ -207,37 +199,26 @@ function catalogParts(info: ProductInfo): CatalogParts {
     website: productWebsite(info),
     links: Object.freeze([Object.freeze(link('product', `/products/${p.idProduct}`))]) as Link[],
     xml: undefined,
+    linksXml: undefined,
   };
   CATALOG_PARTS.set(p, parts);
   return parts;
 }
 
-/** The XML of a listed product up to its offer counts, for the viewer's language. */
-function listedXmlPrefix(parts: CatalogParts, tree: ProductListed, idLanguage: number): string {
-  let xml = parts.xml;
-  if (xml === undefined) {
-    xml = { head: '', middle: '', links: '', prefixes: [] };
-    let at: 'head' | 'middle' | 'links' = 'head';
-    for (const key in tree) {
-      const value = tree[key as keyof ProductListed];
-      if (key === 'locName') at = 'middle';
-      else if (key === 'countArticles' || key === 'countFoils') at = 'links';
-      else xml[at] += xmlElement(key, value);
-    }
-    parts.xml = xml;
-  }
-  let prefix = xml.prefixes[idLanguage];
+/** The bytes of a listed product's XML up to its offer counts, in the viewer's language. */
+function listedPrefix(parts: CatalogParts, tree: ProductListed, idLanguage: number): Buffer {
+  const kept = (parts.xml ??= []);
+  let prefix = kept[idLanguage];
   if (prefix === undefined) {
-    prefix = joined(xml.head + xmlElement('locName', tree.locName) + xml.middle);
-    if (idLanguage >= 0 && idLanguage < 64) xml.prefixes[idLanguage] = prefix;
+    let text = '';
+    for (const key in tree) {
+      if (key === 'countArticles') break;
+      text += xmlElement(key, tree[key as keyof ProductListed]);
+    }
+    prefix = Buffer.from(text, 'utf8');
+    if (Number.isInteger(idLanguage) && idLanguage >= 0 && idLanguage < 64) kept[idLanguage] = prefix;
   }
   return prefix;
-}
-
-/** A text built by concatenation, joined once here rather than at each of its many uses. */
-function joined(text: string): string {
-  void Number(text);
-  return text;
 }
 
 export function mapProductDetail(detail: ProductDetail, idLanguage: number): ApiProduct {
