@@ -174,20 +174,28 @@ function put(text: string, at: number): number {
   return at + scratch.write(text, at);
 }
 
+/** Copies `bytes` into `scratch` at `at`. */
+function putBytes(bytes: Uint8Array, at: number): number {
+  room(at + bytes.length, at);
+  scratch.set(bytes, at);
+  return at + bytes.length;
+}
+
+/** Opening and closing tags as UTF-8, for the elements of lists of encoded entities (a few names). */
+const TAG_BYTES = new Map<string, readonly [Buffer, Buffer]>();
+
 /** An element whose children come as `CompiledTree.encoded` pieces. */
 function putEncoded(name: string, value: CompiledTree<object>, at: number): number {
-  const tags = tagsOf(name);
-  at = put(tags[0], at);
-  for (const piece of value.encoded!(value.tree)) {
-    if (typeof piece === 'string') {
-      at = put(piece, at);
-    } else {
-      room(at + piece.length, at);
-      scratch.set(piece, at);
-      at += piece.length;
-    }
+  let tags = TAG_BYTES.get(name);
+  if (tags === undefined) {
+    const text = tagsOf(name);
+    tags = [Buffer.from(text[0]), Buffer.from(text[1])];
+    if (TAG_BYTES.size < MAX_TAGS) TAG_BYTES.set(name, tags);
   }
-  return put(tags[1], at);
+  at = putBytes(tags[0], at);
+  for (const piece of value.encoded!(value.tree))
+    at = typeof piece === 'string' ? put(piece, at) : putBytes(piece, at);
+  return putBytes(tags[1], at);
 }
 
 /**

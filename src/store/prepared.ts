@@ -63,8 +63,14 @@ export function preparedBySize<Row, Args extends unknown[]>(
   build: (db: Executor, ...args: Args) => CompiledQuery<Row>,
   size: (...args: Args) => number,
   parameters: (...args: Args) => readonly unknown[],
+  /**
+   * A read that runs on better-sqlite3 directly outside a transaction, as `prepared` reads do,
+   * without Kysely's queue and its promises (the offer counts of every page of found products).
+   */
+  options: { direct?: boolean } = {},
 ) {
   const texts = new Map<string, string>();
+  const statements = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>();
   return async (db: Executor, ...args: Args): Promise<QueryResult<Row>> => {
     const values = parameters(...args);
     const key = `${db.getExecutor().adapter instanceof SqliteAdapter ? 's' : 'p'}${size(...args)}`;
@@ -76,6 +82,20 @@ export function preparedBySize<Row, Args extends unknown[]>(
       if (!same) throw new Error(`prepared statement binds other values than it lists: ${compiled.sql}`);
       text = compiled.sql;
       texts.set(key, text);
+    }
+    const raw = options.direct ? sqliteHandles.get(db as Kysely<DB>) : undefined;
+    if (raw && !raw.inTransaction) {
+      let byText = statements.get(raw);
+      if (!byText) {
+        byText = new Map();
+        statements.set(raw, byText);
+      }
+      let stmt = byText.get(text);
+      if (!stmt) {
+        stmt = raw.prepare(text);
+        byText.set(text, stmt);
+      }
+      if (stmt.reader) return { rows: rowsOf<Row>(stmt, values as unknown[]) };
     }
     return db.executeQuery<Row>(CompiledQuery.raw(text, values as unknown[]));
   };
