@@ -92,7 +92,7 @@ export type ProductListed = Static<typeof ProductListedSchema>;
 /**
  * A list of products as an answer carries it (find, expansion singles, metaproducts): the trees of
  * `mapProductListed`, each written to XML by a writer that keeps, per product and catalog version,
- * the text of everything but its offer counts (a page of 100 found products wrote some 6,000
+ * the text of everything but its offer counts (a page of 100 found products wrote some 4,200
  * elements, and mapped 500 localizations and 100 website paths, for text that changes only with
  * the catalog). Byte for byte what the generic writer gives for the same trees
  * (`catalog-product.test.ts` compares them); JSON writes the trees.
