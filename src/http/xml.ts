@@ -107,6 +107,9 @@ export function xmlElement(name: string, value: unknown): string {
   return writeValue(name, value);
 }
 
+/** A text as the generic writer writes it between tags, for compiled writers' string fields. */
+export const xmlText = (text: string): string => escapeText(text);
+
 function writeValue(name: string, value: unknown): string {
   if (value === undefined) return '';
   const tags = tagsOf(name);
