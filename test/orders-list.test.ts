@@ -149,6 +149,17 @@ for (const dialect of DIALECTS) {
       for (const [i, set] of texts.entries()) {
         await db.updateTable('orders').set(set).where('idOrder', '=', paid[i]!).execute();
       }
+      // The parties too: the buyer's texts hold the separator, the seller's only look like its marks.
+      await db
+        .updateTable('users')
+        .set({ firstName: 'a\u001fb', company: '\u001f', addressExtra: '' })
+        .where('idUser', '=', buyer.user.idUser)
+        .execute();
+      await db
+        .updateTable('users')
+        .set({ company: '=', vat: '', addressExtra: '=\n<x>', legalInformation: 'Line\r\nline & ü' })
+        .where('idUser', '=', seller.user.idUser)
+        .execute();
       const page = await seller.api.get('/orders/seller/paid/1', { json: true });
       const xmlPage = await seller.api.get('/orders/seller/paid/1');
       for (const [i, idOrder] of paid.slice(0, texts.length).entries()) {
@@ -161,6 +172,11 @@ for (const dialect of DIALECTS) {
       assert.equal(page.json.order[0].note, 'a\u001fb');
       assert.equal(page.json.order[2].shippingAddress.extra, '=');
       assert.equal(page.json.order[1].shippingAddress.name, 'line 1\nline 2 <b>&amp;</b>');
+      assert.equal(page.json.order[0].buyer.name.firstName, 'a\u001fb');
+      assert.equal(page.json.order[0].seller.name.company, '=');
+      assert.equal(page.json.order[0].seller.vat, '');
+      assert.equal(page.json.order[0].seller.address.extra, '=\n<x>');
+      assert.equal(page.json.order[0].buyer.address.extra, '');
     });
 
     it('counts follow the transitions', async () => {
