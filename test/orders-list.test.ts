@@ -149,6 +149,13 @@ for (const dialect of DIALECTS) {
       for (const [i, set] of texts.entries()) {
         await db.updateTable('orders').set(set).where('idOrder', '=', paid[i]!).execute();
       }
+      // And the lines: one whose comments hold the separator, one that only looks like its marks.
+      await db.updateTable('orderArticles').set({ comments: 'x\u001f' }).where('idOrder', '=', paid[0]!).execute();
+      await db
+        .updateTable('orderArticles')
+        .set({ comments: '=\n<i>', condition: null })
+        .where('idOrder', '=', paid[1]!)
+        .execute();
       // The parties too: the buyer's texts hold the separator, the seller's only look like its marks.
       await db
         .updateTable('users')
@@ -177,6 +184,8 @@ for (const dialect of DIALECTS) {
       assert.equal(page.json.order[0].seller.vat, '');
       assert.equal(page.json.order[0].seller.address.extra, '=\n<x>');
       assert.equal(page.json.order[0].buyer.address.extra, '');
+      assert.equal(page.json.order[0].article[0].comments, 'x\u001f');
+      assert.equal(page.json.order[1].article[0].comments, '=\n<i>');
     });
 
     it('counts follow the transitions', async () => {

@@ -13,7 +13,10 @@ import { type RawBuilder, sql } from 'kysely';
  * (null: nothing at all), a nullable integer as its digits or nothing.
  */
 export type PackedKind = 'integer' | 'integer?' | 'text' | 'text?';
-export type PackedColumns = ReadonlyArray<readonly [name: string, kind: PackedKind]>;
+/** A column's name in the row, its kind, and where it comes from when not from the column so named. */
+export type PackedColumns = ReadonlyArray<
+  readonly [name: string, kind: PackedKind, from?: string | RawBuilder<unknown>]
+>;
 
 export const SEPARATOR = '\u001f';
 
@@ -41,8 +44,13 @@ export function integerAt(text: string, from: number, to: number): number {
 
 export function packedRow<Row>(columns: PackedColumns): PackedRow<Row> {
   const select = (alias?: string) => {
-    const parts = columns.map(([name, kind]) => {
-      const ref = sql.ref(alias ? `${alias}.${name}` : name);
+    const parts = columns.map(([name, kind, from]) => {
+      const ref =
+        from === undefined
+          ? sql.ref(alias ? `${alias}.${name}` : name)
+          : typeof from === 'string'
+            ? sql.ref(from)
+            : from;
       switch (kind) {
         case 'integer':
           return sql`cast(${ref} as text)`;
