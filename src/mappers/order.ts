@@ -202,13 +202,15 @@ const T = {
 
 /** A party's XML, written once per answer however many of its orders name them. */
 function counterpartyText(user: ShownUser, page: OrderPage): string {
-  let text = page.usersXml.get(user);
+  const text = page.usersXml.get(user);
   if (text === undefined) {
-    // Joined now (converting it to a number reads it whole), or each use would walk its pieces.
-    text = counterpartyXml(user);
-    void Number(text);
-    page.usersXml.set(user, text);
+    const written = counterpartyXml(user);
+    page.usersXml.set(user, written);
+    return written;
   }
+  // Used again (the seller of every order on a seller's page): joined once (converting it to a
+  // number reads it whole), or each use would walk its pieces. A buyer named once is not.
+  void Number(text);
   return text;
 }
 
