@@ -143,14 +143,26 @@ for (const dialect of DIALECTS) {
         { note: 'a\u001fb', shippingExtra: '=x\u001f', trackingNumber: '\u001f' },
         { shippingName: 'line 1\nline 2 <b>&amp;</b>', shippingExtra: '', trackingNumber: '' },
         { note: '=', shippingExtra: '=', cancellationReason: '', shippingCity: '' },
-        { note: '\u001f\u001f', cancellationRequestBuyer: 'why\r\n"not" \u00e9 😀', shippingStreet: '=\u001f=' },
-        { cancellationRequestSeller: '', cancellationRequestSellerDate: 1_700_000_000_000, trackingNumber: 'RR 1' },
+        {
+          note: '\u001f\u001f',
+          cancellationRequestBuyer: 'why\r\n"not" \u00e9 😀',
+          shippingStreet: '=\u001f=',
+        },
+        {
+          cancellationRequestSeller: '',
+          cancellationRequestSellerDate: 1_700_000_000_000,
+          trackingNumber: 'RR 1',
+        },
       ];
       for (const [i, set] of texts.entries()) {
         await db.updateTable('orders').set(set).where('idOrder', '=', paid[i]!).execute();
       }
       // And the lines: one whose comments hold the separator, one that only looks like its marks.
-      await db.updateTable('orderArticles').set({ comments: 'x\u001f' }).where('idOrder', '=', paid[0]!).execute();
+      await db
+        .updateTable('orderArticles')
+        .set({ comments: 'x\u001f' })
+        .where('idOrder', '=', paid[0]!)
+        .execute();
       await db
         .updateTable('orderArticles')
         .set({ comments: '=\n<i>', condition: null })

@@ -194,7 +194,9 @@ function put(text: string, at: number): number {
   for (let w = first; w < last; w += 4) {
     if (
       w + 4 <= last &&
-      ((scratchWords[w]! | scratchWords[w + 1]! | scratchWords[w + 2]! | scratchWords[w + 3]!) & HIGH_BITS) === 0
+      ((scratchWords[w]! | scratchWords[w + 1]! | scratchWords[w + 2]! | scratchWords[w + 3]!) &
+        HIGH_BITS) ===
+        0
     )
       continue;
     for (let i = w << 2, to = Math.min(last, w + 4) << 2; i < to; i++) if (scratch[i]! >= 0x80) wide.push(i);

@@ -230,7 +230,9 @@ function evaluationXml(e: OrderEvaluation): string {
 }
 
 function requestXml(t: Tag, reason: string | null, date: number | null): string {
-  return reason === null ? t.empty : t.open + textXml(T.reason, reason) + timestampXml(T.date, date) + t.close;
+  return reason === null
+    ? t.empty
+    : t.open + textXml(T.reason, reason) + timestampXml(T.date, date) + t.close;
 }
 
 /**
@@ -271,7 +273,14 @@ function orderXml({ view: v, page }: OrderSource): string {
     textXml(T.trackingNumber, o.trackingNumber ?? '') +
     textXml(T.temporaryEmail, o.idSeller === idViewer ? v.buyer.email : '') +
     '<isPresale>false</isPresale><shippingAddress>' +
-    addressXml(o.shippingName, o.shippingExtra, o.shippingStreet, o.shippingZip, o.shippingCity, o.shippingCountry) +
+    addressXml(
+      o.shippingName,
+      o.shippingExtra,
+      o.shippingStreet,
+      o.shippingZip,
+      o.shippingCity,
+      o.shippingCountry,
+    ) +
     '</shippingAddress>' +
     intXml(T.articleCount, o.articleCount) +
     textXml(T.note, o.note) +
