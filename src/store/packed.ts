@@ -10,7 +10,8 @@ import { type RawBuilder, sql } from 'kysely';
  * The columns are joined by a unit separator (U+001F). A text that contains it gives the row more
  * fields than it has columns: `unpack` then answers undefined and the caller reads that row the
  * ordinary way, so any text comes back as it was stored. A nullable text is written behind a `=`
- * (null: nothing at all), a nullable integer as its digits or nothing.
+ * (null: nothing at all), a nullable integer as its digits or nothing; `integer` and `text` are for
+ * NOT NULL columns only (`concat_ws` leaves nulls out).
  */
 export type PackedKind = 'integer' | 'integer?' | 'text' | 'text?';
 /** A column's name in the row, its kind, and where it comes from when not from the column so named. */
@@ -53,17 +54,18 @@ export function packedRow<Row>(columns: PackedColumns): PackedRow<Row> {
             : from;
       switch (kind) {
         case 'integer':
-          return sql`cast(${ref} as text)`;
+        case 'text':
+          return ref;
         case 'integer?':
           return sql`coalesce(cast(${ref} as text), '')`;
-        case 'text':
-          return sql`${ref}`;
         case 'text?':
           return sql`coalesce('=' || ${ref}, '')`;
       }
     });
-    // The separator as a literal: the statement binds only its own parameters.
-    return sql<string | null>`(${sql.join(parts, sql.raw(` || '${SEPARATOR}' || `))})`;
+    // One call builds the text at once (a chain of `||` copied it again for every column, which
+    // cost SQLite what the values had cost better-sqlite3). The separator is a literal: the
+    // statement binds only its own values.
+    return sql<string | null>`concat_ws('${sql.raw(SEPARATOR)}', ${sql.join(parts)})`;
   };
   // One function per column list, each field read in place: a row's object gets its shape at once.
   const body: string[] = ['if (p === null) return undefined;', 'let a = 0, b = 0;'];
