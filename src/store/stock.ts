@@ -1,5 +1,5 @@
 import { type Expression, type ExpressionBuilder, PostgresAdapter, type SqlBool, sql } from 'kysely';
-import { type ArticleView, articleViewOf, articleViews } from './articles.js';
+import { type ArticleView, articleViewOf, articleViews, type ProductFacts } from './articles.js';
 import type { Executor } from './db.js';
 import { preparedBySize } from './prepared.js';
 import { reservedCounts } from './reservations.js';
@@ -165,35 +165,64 @@ const productRows = preparedBySize(
   (idProducts) => idProducts,
 );
 
-/** A seller's article as a bulk write reads it: the row and its copies in carts. */
+/** A seller's article as a bulk write reads it: the row, its product's facts and its copies in carts. */
 export interface LockedArticle {
   row: Article;
+  /** The product facts in the language the row was read with (`ArticleView.product`). */
+  product: ProductFacts;
   reserved: number;
 }
 
 /**
- * The seller's articles among these ids (others' ids are absent), with their copies in carts. On
- * PostgreSQL the rows stay locked until the transaction ends, so no buyer's reservation or release
- * can change them between this read and the write that follows: the write is planned from these
- * values and applied in a few set-based statements. SQLite runs one write transaction at a time,
+ * The seller's articles among these ids (others' ids are absent), with their product's facts and
+ * their copies in carts. On PostgreSQL the article rows stay locked until the transaction ends, so
+ * no buyer's reservation or release can change them between this read and the write that follows:
+ * the write is planned from these values and applied in a few set-based statements, and the answer
+ * shows them as written without reading them again. SQLite runs one write transaction at a time,
  * so nothing can change them there anyway.
  */
 export async function lockedStockRows(db: Executor, idUser: number, ids: number[]): Promise<LockedArticle[]> {
   if (ids.length === 0) return [];
-  const rows = (await lockedRows(db, idUser, ids)).rows;
+  const { rows } = await lockedRows(db, idUser, ids);
   const reserved = await reservedCounts(
     db,
     rows.map((r) => r.idArticle),
   );
-  return rows.map((row) => ({ row, reserved: reserved.get(row.idArticle) ?? 0 }));
+  return rows.map((r) => {
+    const view = articleViewOf(r);
+    const { product } = view;
+    return { row: articleOf(view), product, reserved: reserved.get(r.idArticle) ?? 0 };
+  });
 }
 
+/** The row's own fields, named one by one (a rest-destructuring is a slow path in V8). */
+function articleOf(v: Article): Article {
+  return {
+    idArticle: v.idArticle,
+    idUser: v.idUser,
+    idProduct: v.idProduct,
+    idLanguage: v.idLanguage,
+    comments: v.comments,
+    price: v.price,
+    condition: v.condition,
+    isFoil: v.isFoil,
+    isSigned: v.isSigned,
+    isAltered: v.isAltered,
+    isPlayset: v.isPlayset,
+    isFirstEd: v.isFirstEd,
+    isReverseHolo: v.isReverseHolo,
+    count: v.count,
+    createdAt: v.createdAt,
+    lastEdited: v.lastEdited,
+  };
+}
+
+// `for update of "a"`: only the seller's articles are locked (PostgreSQL refuses to lock the
+// nullable side of an outer join, and products must stay free for everyone else).
 const lockedRows = preparedBySize(
   (db: Executor, idUser: number, ids: number[]) => {
-    const lock = isPostgres(db) ? sql` for update` : sql``;
-    return sql<Article>`select * from "articles" where "idUser" = ${idUser} and "idArticle" in (${sql.join(ids)})${lock}`.compile(
-      db,
-    );
+    const query = articleViews(db).where('a.idUser', '=', idUser).where('a.idArticle', 'in', ids);
+    return (isPostgres(db) ? query.forUpdate('a') : query).compile();
   },
   (_idUser, ids) => ids.length,
   (idUser, ids) => [idUser, ...ids],
