@@ -512,7 +512,9 @@ for (const dialect of DIALECTS) {
         const byId = new Map(listed.json.article.map((a: { idArticle: number }) => [a.idArticle, a]));
         assert.equal(json.json.updatedArticles.length, 9);
         for (const a of json.json.updatedArticles) assert.deepEqual(a, byId.get(a.idArticle));
-        assert.ok(json.json.updatedArticles.some((a: { idArticle: number }) => a.idArticle === target.idArticle));
+        assert.ok(
+          json.json.updatedArticles.some((a: { idArticle: number }) => a.idArticle === target.idArticle),
+        );
 
         // The same request again, in XML (what is left of it to do).
         server.clock.advance(60_000);
