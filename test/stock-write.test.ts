@@ -534,6 +534,43 @@ for (const dialect of DIALECTS) {
         for (const [id, inner] of answered) assert.equal(inner, fresh.get(id), `article ${id}`);
       });
 
+      it('writes a request of price changes alone, and one of price and other changes, in full', async () => {
+        const { api: own, user: owner } = await createTestClient(server, { accountType: 'professional' });
+        const a = await createArticle(server, owner, card, { count: 2, price: 100, comments: 'a' });
+        const b = await createArticle(server, owner, card, { count: 1, price: 200, comments: 'b' });
+        const prices = await own.put(
+          '/stock',
+          xmlRequest(
+            articleXml({ idArticle: a.idArticle, amount: 2, price: '1.10' }) +
+              articleXml({ idArticle: b.idArticle, amount: 1, price: '2.20' }),
+          ),
+          { json: true },
+        );
+        assert.deepEqual(
+          prices.json.updatedArticles.map((u: { price: number; count: number }) => [u.price, u.count]),
+          [
+            [1.1, 2],
+            [2.2, 1],
+          ],
+        );
+        assert.deepEqual(
+          [(await articleRow(server, a.idArticle))?.price, (await articleRow(server, b.idArticle))?.price],
+          [110, 220],
+        );
+        const mixed = await own.put(
+          '/stock',
+          xmlRequest(
+            articleXml({ idArticle: a.idArticle, amount: 2, price: '1.30' }) +
+              articleXml({ idArticle: b.idArticle, amount: 1, comments: 'bb', isFoil: true }),
+          ),
+          { json: true },
+        );
+        assert.equal(mixed.json.updatedArticles.length, 2, mixed.text);
+        const [rowA, rowB] = [await articleRow(server, a.idArticle), await articleRow(server, b.idArticle)];
+        assert.deepEqual([rowA?.price, rowA?.comments, rowA?.isFoil], [130, 'a', 0]);
+        assert.deepEqual([rowB?.price, rowB?.comments, rowB?.isFoil], [220, 'bb', 1]);
+      });
+
       it('refuses more than 100 articles as a whole', async () => {
         const a = await createArticle(server, seller, card, { count: 1, price: 4242 });
         const res = await api.put(

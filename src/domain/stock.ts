@@ -71,6 +71,8 @@ interface Entry {
   touched: boolean;
   /** The attributes were changed in place. */
   changed: boolean;
+  /** The attributes as read, before the first change in place. */
+  before?: ArticleAttributes;
   /** A new article the request creates: its `row.idArticle` is a placeholder (negative) until written. */
   fresh: boolean;
   /** Sold out by the request: deleted when the plan is written. */
@@ -161,6 +163,7 @@ class WorkingSet {
   }
   setAttributes(entry: Entry, attrs: ArticleAttributes): void {
     this.unkey(entry);
+    entry.before ??= attributesOf(entry.row);
     Object.assign(entry.row, attrs);
     this.byKey.set(identityKey(entry.row), entry.row.idArticle);
     entry.changed = true;
@@ -251,6 +254,7 @@ class WorkingSet {
         expected: e.expected,
         delta: e.delta,
         attributes: e.changed ? attributesOf(e.row) : undefined,
+        priceOnly: e.before !== undefined && sameAttributes(e.before, e.row, true),
       });
       if (e.deleted) soldOut.push(e.row.idArticle);
     }
