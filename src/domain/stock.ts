@@ -73,6 +73,8 @@ interface Entry {
   changed: boolean;
   /** The attributes as read, before the first change in place. */
   before?: ArticleAttributes;
+  /** `identityKey(row)`, kept as the row changes (a hundred articles a request build it once each). */
+  key: string;
   /** A new article the request creates: its `row.idArticle` is a placeholder (negative) until written. */
   fresh: boolean;
   /** Sold out by the request: deleted when the plan is written. */
@@ -113,10 +115,11 @@ class WorkingSet {
       changed: false,
       fresh,
       deleted: false,
+      key: identityKey(row),
     };
     this.entries.push(entry);
     this.byId.set(row.idArticle, entry);
-    this.byKey.set(identityKey(row), row.idArticle);
+    this.byKey.set(entry.key, row.idArticle);
     return entry;
   }
   /** An article the request names; an id that is not the seller's is not in the stock. */
@@ -165,7 +168,8 @@ class WorkingSet {
     this.unkey(entry);
     entry.before ??= attributesOf(entry.row);
     Object.assign(entry.row, attrs);
-    this.byKey.set(identityKey(entry.row), entry.row.idArticle);
+    entry.key = identityKey(entry.row);
+    this.byKey.set(entry.key, entry.row.idArticle);
     entry.changed = true;
     entry.touched = true;
   }
@@ -231,8 +235,7 @@ class WorkingSet {
     return out;
   }
   private unkey(entry: Entry): void {
-    const key = identityKey(entry.row);
-    if (this.byKey.get(key) === entry.row.idArticle) this.byKey.delete(key);
+    if (this.byKey.get(entry.key) === entry.row.idArticle) this.byKey.delete(entry.key);
   }
 
   /**
@@ -282,7 +285,7 @@ class WorkingSet {
     );
     // Rows come back in no promised order; within a request every new article's attributes differ.
     const byKey = new Map(rows.map((r) => [identityKey(r), r.idArticle]));
-    const ids = new Map(created.map((e) => [e.row.idArticle, byKey.get(identityKey(e.row))!]));
+    const ids = new Map(created.map((e) => [e.row.idArticle, byKey.get(e.key)!]));
     if ((await deleteSoldOutArticles(tx, soldOut)) !== soldOut.length) throw new StalePlan();
     return ids;
   }
