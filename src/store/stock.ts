@@ -1,5 +1,11 @@
 import { type Expression, type ExpressionBuilder, PostgresAdapter, type SqlBool, sql } from 'kysely';
-import { type ArticleView, articleViewOf, articleViews, type ProductFacts } from './articles.js';
+import {
+  type ArticleView,
+  articleViewJoins,
+  articleViewOf,
+  articleViews,
+  type ProductFacts,
+} from './articles.js';
 import type { Executor } from './db.js';
 import { preparedBySize } from './prepared.js';
 import { reservedCounts } from './reservations.js';
@@ -184,44 +190,102 @@ export interface LockedArticle {
 export async function lockedStockRows(db: Executor, idUser: number, ids: number[]): Promise<LockedArticle[]> {
   if (ids.length === 0) return [];
   const { rows } = await lockedRows(db, idUser, ids);
+  const packed = rows.map((r) => (typeof r.packed === 'string' ? JSON.parse(r.packed) : r.packed) as Packed);
   const reserved = await reservedCounts(
     db,
-    rows.map((r) => r.idArticle),
+    packed.map((v) => v[0]),
   );
-  return rows.map((r) => {
-    const view = articleViewOf(r);
-    const { product } = view;
-    return { row: articleOf(view), product, reserved: reserved.get(r.idArticle) ?? 0 };
-  });
+  return packed.map((v) => lockedArticleOf(v, reserved.get(v[0]) ?? 0));
 }
 
-/** The row's own fields, named one by one (a rest-destructuring is a slow path in V8). */
-function articleOf(v: Article): Article {
-  return {
-    idArticle: v.idArticle,
-    idUser: v.idUser,
-    idProduct: v.idProduct,
-    idLanguage: v.idLanguage,
-    comments: v.comments,
-    price: v.price,
-    condition: v.condition,
-    isFoil: v.isFoil,
-    isSigned: v.isSigned,
-    isAltered: v.isAltered,
-    isPlayset: v.isPlayset,
-    isFirstEd: v.isFirstEd,
-    isReverseHolo: v.isReverseHolo,
-    count: v.count,
-    createdAt: v.createdAt,
-    lastEdited: v.lastEdited,
+/**
+ * A row of `articleViews` as one JSON array, in `PACKED_COLUMNS`' order. better-sqlite3 hands
+ * every value of a row to V8 through its API (about 900 instructions each): a hundred rows of 27
+ * columns cost more than the query. One text per row, parsed by V8's JSON parser, costs 40% less;
+ * PostgreSQL sends the same array (its `json` values arrive parsed).
+ */
+type Packed = [idArticle: number, ...rest: unknown[]];
+
+/** Every column of `articles`, in `Article`'s order. */
+const ARTICLE_COLUMNS = [
+  'idArticle',
+  'idUser',
+  'idProduct',
+  'idLanguage',
+  'comments',
+  'price',
+  'condition',
+  'isFoil',
+  'isSigned',
+  'isAltered',
+  'isPlayset',
+  'isFirstEd',
+  'isReverseHolo',
+  'count',
+  'createdAt',
+  'lastEdited',
+] as const satisfies ReadonlyArray<keyof Article>;
+
+const PACKED_COLUMNS = [
+  ...ARTICLE_COLUMNS.map((column) => sql.ref(`a.${column}`)),
+  sql.ref('p.idGame'),
+  sql.ref('p.enName'),
+  sql`coalesce(${sql.ref('n.name')}, ${sql.ref('p.enName')})`,
+  sql.ref('p.image'),
+  sql.ref('p.idExpansion'),
+  sql.ref('e.enName'),
+  sql.ref('e.abbreviation'),
+  sql.ref('e.icon'),
+  sql.ref('p.number'),
+  sql.ref('p.rarity'),
+  sql.ref('p.isSingle'),
+];
+
+function lockedArticleOf(v: Packed, reserved: number): LockedArticle {
+  const row: Article = {
+    idArticle: v[0],
+    idUser: v[1] as number,
+    idProduct: v[2] as number,
+    idLanguage: v[3] as number,
+    comments: v[4] as string,
+    price: v[5] as number,
+    condition: v[6] as string | null,
+    isFoil: v[7] as number,
+    isSigned: v[8] as number,
+    isAltered: v[9] as number,
+    isPlayset: v[10] as number,
+    isFirstEd: v[11] as number,
+    isReverseHolo: v[12] as number,
+    count: v[13] as number,
+    createdAt: v[14] as number,
+    lastEdited: v[15] as number,
   };
+  const product: ProductFacts = {
+    idProduct: row.idProduct,
+    idGame: v[16] as number,
+    enName: v[17] as string,
+    locName: v[18] as string,
+    image: v[19] as string,
+    idExpansion: v[20] as number | null,
+    expansionName: v[21] as string | null,
+    expansionAbbreviation: v[22] as string | null,
+    expansionIcon: v[23] as number | null,
+    number: v[24] as string | null,
+    rarity: v[25] as string | null,
+    isSingle: v[26] as number,
+  };
+  return { row, product, reserved };
 }
 
 // `for update of "a"`: only the seller's articles are locked (PostgreSQL refuses to lock the
 // nullable side of an outer join, and products must stay free for everyone else).
 const lockedRows = preparedBySize(
   (db: Executor, idUser: number, ids: number[]) => {
-    const query = articleViews(db).where('a.idUser', '=', idUser).where('a.idArticle', 'in', ids);
+    const pack = isPostgres(db) ? sql`json_build_array` : sql`json_array`;
+    const query = articleViewJoins(db)
+      .select(sql<string | Packed>`${pack}(${sql.join(PACKED_COLUMNS)})`.as('packed'))
+      .where('a.idUser', '=', idUser)
+      .where('a.idArticle', 'in', ids);
     return (isPostgres(db) ? query.forUpdate('a') : query).compile();
   },
   (_idUser, ids) => ids.length,
