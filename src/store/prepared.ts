@@ -57,11 +57,12 @@ export function prepared<Row, Args extends unknown[]>(
  * the dialect and the list's length, so it is built and compiled once per (dialect, length) and
  * run with the new values, instead of building and compiling a tree of a few hundred nodes per
  * request (bulk stock writes run several such statements with 100 elements each). `parameters`
- * lists the values in the order the statement binds them; the first compilation checks it.
+ * lists the values in the order the statement binds them; the first compilation checks it. `size`
+ * may be a string, for statements whose text also depends on a few forms of their values.
  */
 export function preparedBySize<Row, Args extends unknown[]>(
   build: (db: Executor, ...args: Args) => CompiledQuery<Row>,
-  size: (...args: Args) => number,
+  size: (...args: Args) => number | string,
   parameters: (...args: Args) => readonly unknown[],
   /**
    * A read that runs on better-sqlite3 directly outside a transaction, as `prepared` reads do,
