@@ -291,7 +291,7 @@ export function stockRoutes(r: Router, services: Services): void {
       const isSealed = boolean(req.query, 'isSealed') ?? false;
       const idLanguage = integer(req.query, 'idLanguage', { min: 1, max: MAX_ID });
       const filter = { idGame, isSingle: !isSealed, idLanguage };
-      await checkStockFileFilter(services.database.db, filter);
+      await checkStockFileFilter(services, filter);
       return {
         status: 200,
         headers: { 'Content-Type': CONTENT_TYPES[req.format] },
@@ -299,7 +299,7 @@ export function stockRoutes(r: Router, services: Services): void {
           req.format,
           'stock',
           'application/x-gzip',
-          stockCsv(services.database.db, idUser(req), filter),
+          stockCsv(services, idUser(req), filter),
         ),
       };
     },
