@@ -12,15 +12,15 @@ import { ApiError } from './errors.js';
 import { checkExpect, EXPECT_LIMIT, installBodyParsing } from './http/body.js';
 import { clientErrorHandler, rawErrorResponse } from './http/client-errors.js';
 import { installConnectionCap, timeoutOptions } from './http/connections.js';
-import { installRequestsInFlight } from './http/in-flight.js';
-import { installSandboxControl, resetAfterRestore, SandboxControl } from './http/control.js';
-import { installCors, setCorsHeaders } from './http/cors.js';
+import { countUntilClosed } from './http/in-flight.js';
+import { resetAfterRestore, SandboxControl } from './http/control.js';
+import { setCorsHeaders } from './http/cors.js';
 import { faultHook } from './http/faults.js';
 import { rewriteFormatSegment } from './http/format.js';
 import { sendError } from './http/reply.js';
 import { API_PREFIX, type RouteConfig, type Router as ApiRouter, Router } from './http/routing.js';
 import { installRequestLog } from './http/request-log.js';
-import { installVersions } from './http/versions.js';
+import { installVersions, oldBaseAddressCheck } from './http/versions.js';
 import { limitHooks } from './limits/hook.js';
 import { installLimitsOperator } from './limits/operator.js';
 import { installCatalogDownloads } from './routes/catalog-downloads.js';
@@ -127,25 +127,34 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   });
 
   installConnectionCap(app, config);
-  installRequestsInFlight(app, services.requestsInFlight);
   installRequestLog(app, services);
-  installCors(app);
-  installVersions(app, config, services.wallClock);
-  app.addHook('onRequest', (request, _reply, done) => {
-    try {
-      checkExpect(request);
-      done();
-    } catch (err) {
-      done(err as Error);
-    }
-  });
+  installVersions(app, config);
   installBodyParsing(app);
 
   // The sandbox's operator commands (faults, snapshot loads) reach every server through the
   // database; production has neither, and pays nothing for them.
   const control =
     config.mode === 'sandbox' ? new SandboxControl(services, () => resetAfterRestore(services)) : undefined;
-  if (control) installSandboxControl(app, control);
+
+  // What every request goes through first, in this order, as one hook (each hook Fastify runs costs
+  // its iteration on every request): counted in flight until its response closes, the CORS headers
+  // (so any answer has them), an old base address, the Expect header, then the sandbox's control
+  // rows (not for the health check, which answers for itself whatever state the database is in).
+  const countInFlight = countUntilClosed(services.requestsInFlight);
+  const oldBaseAddress = oldBaseAddressCheck(config, services.wallClock);
+  app.addHook('onRequest', (request, reply, done) => {
+    countInFlight(reply.raw);
+    setCorsHeaders(reply);
+    try {
+      if (oldBaseAddress) oldBaseAddress(request, reply);
+      checkExpect(request);
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    if (control && request.url !== '/healthz') control.checkThen(done);
+    else done();
+  });
   const limits = limitHooks(services);
   router.install(app, (route) => {
     const faults = control ? [faultHook(services, control, route)] : [];

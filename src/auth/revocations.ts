@@ -10,36 +10,26 @@ import { readCredentialsVersion } from '../store/apps.js';
  * against their rows again (`authenticate.ts`).
  */
 export class CredentialsVersion {
-  private waiting: Array<{ resolve: (v: string) => void; reject: (err: unknown) => void }> = [];
-  private scheduled = false;
+  /** The read the requests of this turn wait for, one promise shared by all of them. */
+  private pending: Promise<string> | undefined;
 
   constructor(private readonly database: Database) {}
 
   current(): Promise<string> {
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.read());
-      }
-    });
-  }
-
-  private read(): void {
-    this.scheduled = false;
-    const waiting = this.waiting;
-    this.waiting = [];
-    readCredentialsVersion(this.database.db).then(
-      (version) => {
-        for (const w of waiting) w.resolve(version);
-      },
-      () => {
-        const err = new ApiError(
-          503,
-          'The database is unreachable, so requests cannot be verified. Try again shortly.',
+    this.pending ??= new Promise((resolve, reject) => {
+      setImmediate(() => {
+        // Requests arriving from now on wait for the next read.
+        this.pending = undefined;
+        readCredentialsVersion(this.database.db).then(resolve, () =>
+          reject(
+            new ApiError(
+              503,
+              'The database is unreachable, so requests cannot be verified. Try again shortly.',
+            ),
+          ),
         );
-        for (const w of waiting) w.reject(err);
-      },
-    );
+      });
+    });
+    return this.pending;
   }
 }

@@ -18,8 +18,8 @@ import {
   threadSummaries,
   type ThreadMessage,
 } from '../store/messages.js';
-import type { Message, User } from '../store/schema.js';
-import { findUserById } from '../store/users.js';
+import type { Message } from '../store/schema.js';
+import { findShownUserById, type ShownUser } from '../store/users.js';
 import type { DomainContext } from './context.js';
 import { EVENTS } from './events.js';
 import { newHexId } from './hex-id.js';
@@ -49,20 +49,21 @@ function shown(page: Page, total: number): boolean {
 }
 
 export interface ThreadView {
-  partner: User;
+  /** As others see them: a thread shows its partner in the public form. */
+  partner: ShownUser;
   messages: ThreadMessage[];
   /** Messages of this thread the caller has not read (before this request marked any). */
   unreadMessages: number;
 }
 
-async function requirePartner(db: Executor, viewer: number, idPartner: number): Promise<User> {
+async function requirePartner(db: Executor, viewer: number, idPartner: number): Promise<ShownUser> {
   if (idPartner === viewer) {
     throw badRequest('A thread is with another user: idOtherUser is your own user id.', {
       field: 'idOtherUser',
       reason: 'message_to_self',
     });
   }
-  const partner = await findUserById(db, idPartner);
+  const partner = await findShownUserById(db, idPartner);
   if (!partner)
     throw notFound(`User ${idPartner} does not exist.`, { field: 'idOtherUser', reason: 'unknown_user' });
   return partner;
@@ -95,7 +96,7 @@ export async function listThreads(ctx: DomainContext, viewer: number, page: Page
   );
   const threads: ThreadView[] = [];
   for (const s of summaries) {
-    const partner = await findUserById(db, s.partner);
+    const partner = await findShownUserById(db, s.partner);
     const message = latest.get(s.lastSeq);
     if (!partner || !message) continue;
     threads.push({ partner, messages: [message], unreadMessages: s.unreadMessages });

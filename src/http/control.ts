@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import { OffsetClock } from '../clock.js';
 import { createLimitStore } from '../limits/create-store.js';
 import { CLOCK_OFFSET_SETTING } from '../services.js';
@@ -25,7 +24,11 @@ import { type ControlRows, listFaults, readControlRows } from '../store/faults.j
  * command that finished before a request was sent is always seen by it.
  */
 export class SandboxControl {
-  private waiting: Array<{ resolve: (v: ControlRows) => void; reject: (err: unknown) => void }> = [];
+  /**
+   * The requests of this turn of the event loop, each called back with the rows read after it
+   * arrived (or the error of that read): a function each, no promise.
+   */
+  private waiting: Array<(rows: ControlRows | undefined, err?: Error) => void> = [];
   private scheduled = false;
   private faultsVersion: string | undefined;
   private generation: string | undefined;
@@ -41,35 +44,73 @@ export class SandboxControl {
 
   private read(): Promise<ControlRows> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.waiting.push((rows, err) => (err ? reject(err) : resolve(rows!)));
+      this.schedule();
     });
+  }
+
+  private schedule(): void {
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
   }
 
   private flush(): void {
     this.scheduled = false;
     const waiting = this.waiting;
     this.waiting = [];
+    const answer = (rows: ControlRows | undefined, err?: Error) => {
+      for (const w of waiting) {
+        // One request's failure must not leave the others of the batch waiting for ever.
+        try {
+          w(rows, err);
+        } catch (thrown) {
+          this.services.log.error({ err: thrown }, 'sandbox control: a waiting request failed');
+        }
+      }
+    };
     readControlRows(this.services.database.db).then(
-      (rows) => {
-        for (const w of waiting) w.resolve(rows);
-      },
-      () => {
-        const err = new ApiError(
-          503,
-          'The database is unreachable, so requests cannot be verified. Try again shortly.',
-        );
-        for (const w of waiting) w.reject(err);
-      },
+      (rows) => answer(rows),
+      () =>
+        answer(
+          undefined,
+          new ApiError(
+            503,
+            'The database is unreachable, so requests cannot be verified. Try again shortly.',
+          ),
+        ),
     );
+  }
+
+  /**
+   * `check` for a callback hook: `done` once this server is up to date. When nothing changed (nearly
+   * always) the request waits as this one function in the batch, with no promise of its own.
+   */
+  checkThen(done: (err?: Error) => void): void {
+    this.waiting.push((rows, err) => {
+      if (err) return done(err);
+      if (
+        rows!.restorePendingUntil > this.services.wallClock.now() ||
+        rows!.faultsVersion !== this.faultsVersion ||
+        rows!.dataGeneration !== this.generation
+      ) {
+        this.settle(rows!).then(() => done(), done);
+        return;
+      }
+      done();
+    });
+    this.schedule();
   }
 
   /** Brings this server up to what the database says, waiting out a snapshot load under way. */
   async check(): Promise<void> {
-    let rows = await this.read();
+    await this.settle(await this.read());
+  }
+
+  /** `check` from rows already read. */
+  private async settle(first: ControlRows): Promise<void> {
+    let rows = first;
     // A load announced and not yet done: hold the request until the restored data is in place (the
     // restored database has no announcement) or the announcement expires, should the command have
     // died; so nothing is answered from, or written into, the data being replaced.
@@ -114,21 +155,6 @@ export class SandboxControl {
     for (const rule of this.rules) if (rule.matches(method, path)) return rule;
     return undefined;
   }
-}
-
-/**
- * Every request first brings the server up to date (sandbox only: production has neither), except
- * the health check, which must answer for itself whatever state the database is in.
- */
-export function installSandboxControl(app: FastifyInstance, control: SandboxControl): void {
-  // A callback hook: the check's own promise is waited on, without an async wrapper around it.
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (request.url === '/healthz') {
-      done();
-      return;
-    }
-    control.check().then(() => done(), done);
-  });
 }
 
 /**

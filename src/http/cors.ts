@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 
 /**
  * CORS headers on every response, errors included (spec §1), so browser-based widgets can call the
@@ -12,17 +12,11 @@ export const STATIC_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Set first thing on every request, so they survive into any answer, errors included; a resource's
- * own route hook then replaces `Access-Control-Allow-Methods` with the methods it accepts.
+ * Set first thing on every request (the application's first hook, `src/app.ts`), so they survive
+ * into any answer, errors included; a resource's own route hook then replaces
+ * `Access-Control-Allow-Methods` with the methods it accepts. Also for answers given before any
+ * hook runs (a URL the router cannot even decode).
  */
-export function installCors(app: FastifyInstance): void {
-  app.addHook('onRequest', (_request, reply, done) => {
-    setCorsHeaders(reply);
-    done();
-  });
-}
-
-/** For answers given before any hook runs (a URL the router cannot even decode). */
 export function setCorsHeaders(reply: FastifyReply): void {
   reply.headers(STATIC_HEADERS);
   reply.header('Access-Control-Allow-Methods', 'OPTIONS');

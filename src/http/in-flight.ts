@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Foreground } from '../domain/webhooks.js';
 
@@ -90,10 +91,22 @@ export class RequestsInFlight implements Foreground {
   }
 }
 
-export function installRequestsInFlight(app: FastifyInstance, inFlight: RequestsInFlight): void {
-  app.addHook('onRequest', (_request, reply, done) => {
+/**
+ * Counts a request from now until its response closes. Node closes a response once (its `_closed`
+ * guard), so a plain listener does, without a `once` wrapper, and one function serves every request.
+ */
+export function countUntilClosed(inFlight: RequestsInFlight): (res: ServerResponse) => void {
+  const leave = () => inFlight.leave();
+  return (res) => {
     inFlight.enter();
-    reply.raw.once('close', () => inFlight.leave());
+    res.on('close', leave);
+  };
+}
+
+export function installRequestsInFlight(app: FastifyInstance, inFlight: RequestsInFlight): void {
+  const count = countUntilClosed(inFlight);
+  app.addHook('onRequest', (_request, reply, done) => {
+    count(reply.raw);
     done();
   });
 }

@@ -228,7 +228,8 @@ export class Router {
           url,
           config,
           onRequest: guardHook(allowed, allowHook, routeHooks(config)),
-          handler: async (request, reply) => runHandler(def.handler, request, reply),
+          // runHandler's own promise, with no async wrapper around it.
+          handler: (request, reply) => runHandler(def.handler, request, reply),
         });
       }
       app.route({

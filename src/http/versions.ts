@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
@@ -10,7 +10,7 @@ import { API_PREFIX } from './routing.js';
  * and version 1.0 (credentials in the path) retired; both answer 410 Gone naming /ws/v2.0. A request
  * to an old base address is served with Deprecation/Sunset headers until the cutoff, then 410.
  */
-export function installVersions(app: FastifyInstance, config: Config, wallClock: Clock): void {
+export function installVersions(app: FastifyInstance, config: Config): void {
   const allMethods = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'];
   const replacement = (req: Parameters<typeof publicOrigin>[0]) => {
     const { origin, basePath } = publicOrigin(req, config);
@@ -41,12 +41,22 @@ export function installVersions(app: FastifyInstance, config: Config, wallClock:
       );
     },
   });
+}
 
-  if (config.oldBaseUrls.length === 0) return;
+/**
+ * A request to an old base address: served with Deprecation/Sunset headers until the cutoff, then
+ * refused with a 410 (thrown). Undefined when no old address is configured; run by the application's
+ * first hook (`src/app.ts`), after the CORS headers and before anything else looks at the request.
+ */
+export function oldBaseAddressCheck(
+  config: Config,
+  wallClock: Clock,
+): ((request: FastifyRequest, reply: FastifyReply) => void) | undefined {
+  if (config.oldBaseUrls.length === 0) return undefined;
   const sunset = new Date(config.oldBaseUrlCutoff).toUTCString();
   // RFC 9745: a structured-field date, `@` and epoch seconds (the obsolete draft sent `true`).
   const deprecation = `@${Math.floor(config.oldBaseUrlCutoff / 1000)}`;
-  app.addHook('onRequest', async (request, reply) => {
+  return (request, reply) => {
     const host = requestHost(request, config);
     const bare = host.replace(/:\d+$/, '');
     if (!config.oldBaseUrls.some((h) => h === host || h === bare)) return;
@@ -60,5 +70,5 @@ export function installVersions(app: FastifyInstance, config: Config, wallClock:
     reply.header('Sunset', sunset);
     if (config.publicBaseUrl)
       reply.header('Link', `<${config.publicBaseUrl}${API_PREFIX}>; rel="successor-version"`);
-  });
+  };
 }

@@ -1,10 +1,12 @@
 import type { AccountView, CouponResult } from '../domain/account.js';
 import { type Static, Type } from '@sinclair/typebox';
+import { SharedTree, type Tree } from '../http/xml.js';
 import { AddressSchema, mapHomeAddress } from './address.js';
 import {
   bool,
   BoolSchema,
   link,
+  type Link,
   LinksSchema,
   money,
   MoneySchema,
@@ -110,15 +112,21 @@ export function mapAccount({ user, counters }: AccountView): Account {
   };
 }
 
+/** The account's links, the same for every account: each written once (`SharedTree`), never mapped again. */
+const ACCOUNT_LINKS: readonly Link[] = [
+  link('self', '/account'),
+  link('vacation', '/account/vacation', 'PUT'),
+  link('language', '/account/language', 'PUT'),
+  link('list_message_threads', '/account/messages'),
+  link('redeem_coupon', '/account/coupon', 'POST'),
+].map(
+  // Frozen, so the XML text kept on each is its text for good; typed as the tree it stands for.
+  (l) => new SharedTree(Object.freeze(l) as unknown as Tree) as unknown as Link,
+);
+
 /** The `links` that accompany the account wherever it is returned (reference §2.1). */
-export function accountLinks() {
-  return [
-    link('self', '/account'),
-    link('vacation', '/account/vacation', 'PUT'),
-    link('language', '/account/language', 'PUT'),
-    link('list_message_threads', '/account/messages'),
-    link('redeem_coupon', '/account/coupon', 'POST'),
-  ];
+export function accountLinks(): Link[] {
+  return [...ACCOUNT_LINKS];
 }
 
 /** One entry of `coupon[]` in the answer to `POST /account/coupon` (reference §1.2). */

@@ -2,6 +2,7 @@ import type { ThreadView } from '../domain/messages.js';
 import type { ThreadMessage } from '../store/messages.js';
 import { type Static, Type } from '@sinclair/typebox';
 import { mapUser, UserSchema } from './user.js';
+import { CompiledTree, xmlElement } from '../http/xml.js';
 import { bool, BoolSchema, link, LinksSchema, timestamp, TimestampSchema } from './values.js';
 
 /** The ids of messages and wants: 24 hexadecimal digits, as the live API's are. */
@@ -46,6 +47,26 @@ export function mapMessage(message: ThreadMessage, viewer: number): Static<typeo
   };
 }
 
+type MappedMessage = Static<typeof MessageSchema>;
+
+const boolXml = (open: string, value: unknown, close: string, name: string): string =>
+  value === true ? open + 'true' + close : value === false ? open + 'false' + close : xmlElement(name, value);
+
+/**
+ * A message's XML children, compiled for its schema (a thread writes up to a hundred): byte for
+ * byte what the generic writer gives for the same tree (`message.test.ts` compares them), without
+ * its walk over the keys and a lookup of each name's tags; JSON writes the tree.
+ */
+export function messageXml(m: MappedMessage): string {
+  return (
+    xmlElement('idMessage', m.idMessage) +
+    boolXml('<isSending>', m.isSending, '</isSending>', 'isSending') +
+    xmlElement('date', m.date) +
+    xmlElement('text', m.text) +
+    boolXml('<unread>', m.unread, '</unread>', 'unread')
+  );
+}
+
 export function threadLinks(idPartner: number) {
   const href = `/account/messages/${idPartner}`;
   return [link('self', href), link('send_message', href, 'POST'), link('delete_thread', href, 'DELETE')];
@@ -58,7 +79,12 @@ export function threadLinks(idPartner: number) {
  * latest message, as a single element; a thread itself lists its messages (an array in JSON).
  */
 export function mapThread(thread: ThreadView, viewer: number, form: 'overview' | 'thread'): MessageThread {
-  const messages = thread.messages.map((m) => mapMessage(m, viewer));
+  const messages = thread.messages.map((m) =>
+    // Typed as the tree it stands for, which both formats render it as.
+    form === 'thread'
+      ? (new CompiledTree(mapMessage(m, viewer), messageXml) as unknown as MappedMessage)
+      : mapMessage(m, viewer),
+  );
   return {
     partner: mapUser(thread.partner, 'public'),
     message: form === 'overview' ? messages[0] : messages,

@@ -52,6 +52,16 @@ export const SHOWN_USER_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof User>;
 export type ShownUser = Pick<User, (typeof SHOWN_USER_COLUMNS)[number]>;
 
+const shownById = prepared(
+  (db, idUser: number) => db.selectFrom('users').select(SHOWN_USER_COLUMNS).where('idUser', '=', idUser),
+  [0],
+);
+
+/** A user as others see them (a message thread's partner): a third fewer values to read than `findUserById`. */
+export async function findShownUserById(db: Executor, idUser: number): Promise<ShownUser | undefined> {
+  return (await shownById(db, idUser))[0];
+}
+
 const shownByIds = preparedBySize(
   (db: Executor, ids: number[]) =>
     db.selectFrom('users').select(SHOWN_USER_COLUMNS).where('idUser', 'in', ids).compile(),
