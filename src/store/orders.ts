@@ -153,13 +153,28 @@ const LINE_COLUMNS = ['idOrder', 'idArticle', ...ARTICLE_VALUE_COLUMNS] as const
 
 const lineValues = (l: OrderArticle) => LINE_COLUMNS.map((c) => l[c]);
 
+/**
+ * Every line's values in one flat array, in `LINE_COLUMNS` order: a loop of named reads generated
+ * from the list (the list's `l[c]`, a read by a key that changes every time, and an array per line
+ * cost about 1.5 µs a line: a tenth of the checkout's own JavaScript).
+ */
+const flatLineValues = new Function(
+  'lines',
+  `const n = lines.length, v = new Array(n * ${LINE_COLUMNS.length});
+  for (let i = 0, j = 0; i < n; i++) {
+    const l = lines[i];
+    ${LINE_COLUMNS.map((c) => `v[j++] = l[${JSON.stringify(c)}];`).join(' ')}
+  }
+  return v;`,
+) as (lines: OrderArticle[]) => unknown[];
+
 // A checkout freezes up to a hundred lines at once: the statement's text is built once per size.
 const insertLines = preparedBySize(
   (db: Executor, lines: OrderArticle[]) =>
     sql`insert into "orderArticles" (${sql.join(LINE_COLUMNS.map((c) => sql.ref(c)))})
       values ${sql.join(lines.map((l) => sql`(${sql.join(lineValues(l))})`))}`.compile(db),
   (lines) => lines.length,
-  (lines) => lines.flatMap(lineValues),
+  flatLineValues,
 );
 
 /**
