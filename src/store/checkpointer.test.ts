@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { startCheckpointer } from './checkpointer.js';
 import { openDatabase, sqliteHandles } from './db.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cardbazaar-checkpoint-'));
@@ -36,6 +37,17 @@ describe('background checkpoints (SQLite)', () => {
     } finally {
       await database.close();
     }
+  });
+
+  it('tells its owner when the worker ends on its own, so that the connection checkpoints itself again', async () => {
+    let failed = false;
+    const checkpointer = startCheckpointer(join(dir, 'missing', 'c.sqlite'), () => {
+      failed = true;
+    });
+    const deadline = Date.now() + 5000;
+    while (!failed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(failed);
+    await checkpointer.stop();
   });
 
   it('is nothing in memory, and closing stops the worker', async () => {

@@ -55,15 +55,29 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-export function startCheckpointer(path: string, minMs = 25, maxMs = 1000): Checkpointer {
+/**
+ * @param onFailure called if the worker ends on its own (it could not open the file, say): the
+ * caller gives its connection SQLite's own checkpoints back.
+ */
+export function startCheckpointer(
+  path: string,
+  onFailure: () => void,
+  minMs = 25,
+  maxMs = 1000,
+): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(SCRIPT, { eval: true, execArgv: [], workerData: { driver, path, minMs, maxMs } });
   // A background helper: it never keeps the process alive, and its failure (a disk error in a
   // checkpoint) leaves the connection's own checkpoints to do the work.
   worker.unref();
   worker.on('error', () => {});
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   let stopping: Promise<void> | undefined;
+  const exited = new Promise<void>((resolve) =>
+    worker.once('exit', () => {
+      if (!stopping) onFailure();
+      resolve();
+    }),
+  );
   return {
     stop() {
       stopping ??= (async () => {

@@ -82,8 +82,11 @@ function openSqlite(path: string): Database {
     transaction: (fn) => db.transaction().execute(fn),
     checkpointInBackground() {
       if (path === ':memory:' || checkpointer || closed) return;
+      const own = raw.pragma('wal_autocheckpoint', { simple: true }) as number;
       raw.pragma(`wal_autocheckpoint = ${SAFETY_CHECKPOINT_PAGES}`);
-      checkpointer = startCheckpointer(path);
+      checkpointer = startCheckpointer(path, () => {
+        if (!closed) raw.pragma(`wal_autocheckpoint = ${Number(own)}`);
+      });
     },
     async ping() {
       try {
