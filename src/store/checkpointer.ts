@@ -5,8 +5,8 @@ import { Worker } from 'node:worker_threads';
  * Copies the SQLite write-ahead log into the database file from a worker thread with a connection
  * of its own, so that the request that happens to cross SQLite's automatic checkpoint threshold
  * does not wait for it. Such a checkpoint copies a thousand pages and waits for two `fsync`s
- * (the log before, the database file after): measured at 5 to 40 ms on the benchmark machine,
- * landing in one checkout of every six or seven.
+ * (the log before, the database file after): about 16 ms a checkpoint (1 to 40 ms a `fsync`) on
+ * the shared two-core machine, landing in one checkout of every six or seven.
  *
  * Only PASSIVE checkpoints: they never take the writer's lock, so the server's transactions go on
  * beside them (the checkpoint copies what was committed when it started). Durability is SQLite's
