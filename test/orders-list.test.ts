@@ -135,6 +135,71 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('a page shows each order as the order itself does, whatever its texts hold', async () => {
+      // A page reads each order's columns packed into one text (`src/store/packed.ts`): separators,
+      // line breaks, markup, a leading `=`, empty texts and nulls must come back as stored.
+      const db = server.services.database.db;
+      const texts = [
+        { note: 'a\u001fb', shippingExtra: '=x\u001f', trackingNumber: '\u001f' },
+        { shippingName: 'line 1\nline 2 <b>&amp;</b>', shippingExtra: '', trackingNumber: '' },
+        { note: '=', shippingExtra: '=', cancellationReason: '', shippingCity: '' },
+        {
+          note: '\u001f\u001f',
+          cancellationRequestBuyer: 'why\r\n"not" \u00e9 😀',
+          shippingStreet: '=\u001f=',
+        },
+        {
+          cancellationRequestSeller: '',
+          cancellationRequestSellerDate: 1_700_000_000_000,
+          trackingNumber: 'RR 1',
+        },
+      ];
+      for (const [i, set] of texts.entries()) {
+        await db.updateTable('orders').set(set).where('idOrder', '=', paid[i]!).execute();
+      }
+      // And the lines: one whose comments hold the separator, one that only looks like its marks.
+      await db
+        .updateTable('orderArticles')
+        .set({ comments: 'x\u001f' })
+        .where('idOrder', '=', paid[0]!)
+        .execute();
+      await db
+        .updateTable('orderArticles')
+        .set({ comments: '=\n<i>', condition: null })
+        .where('idOrder', '=', paid[1]!)
+        .execute();
+      // The parties too: the buyer's texts hold the separator, the seller's only look like its marks.
+      await db
+        .updateTable('users')
+        .set({ firstName: 'a\u001fb', company: '\u001f', addressExtra: '' })
+        .where('idUser', '=', buyer.user.idUser)
+        .execute();
+      await db
+        .updateTable('users')
+        .set({ company: '=', vat: '', addressExtra: '=\n<x>', legalInformation: 'Line\r\nline & ü' })
+        .where('idUser', '=', seller.user.idUser)
+        .execute();
+      const page = await seller.api.get('/orders/seller/paid/1', { json: true });
+      const xmlPage = await seller.api.get('/orders/seller/paid/1');
+      for (const [i, idOrder] of paid.slice(0, texts.length).entries()) {
+        const one = await seller.api.get(`/order/${idOrder}`, { json: true });
+        assert.deepEqual(page.json.order[i], one.json.order, `order ${idOrder}`);
+        const xml = (await seller.api.get(`/order/${idOrder}`)).text;
+        const inner = xml.slice(xml.indexOf('<order>'), xml.lastIndexOf('</response>'));
+        assert.ok(xmlPage.text.includes(inner), `order ${idOrder} in XML`);
+      }
+      assert.equal(page.json.order[0].note, 'a\u001fb');
+      assert.equal(page.json.order[2].shippingAddress.extra, '=');
+      assert.equal(page.json.order[1].shippingAddress.name, 'line 1\nline 2 <b>&amp;</b>');
+      assert.equal(page.json.order[0].buyer.name.firstName, 'a\u001fb');
+      assert.equal(page.json.order[0].seller.name.company, '=');
+      assert.equal(page.json.order[0].seller.vat, '');
+      assert.equal(page.json.order[0].seller.address.extra, '=\n<x>');
+      assert.equal(page.json.order[0].buyer.address.extra, '');
+      assert.equal(page.json.order[0].article[0].comments, 'x\u001f');
+      assert.equal(page.json.order[1].article[0].comments, '=\n<i>');
+    });
+
     it('counts follow the transitions', async () => {
       const res = await seller.api.put(`/order/${paid[0]}`, '<request><action>send</action></request>');
       assert.equal(res.status, 200, res.text);

@@ -108,6 +108,10 @@ for (const dialect of DIALECTS) {
       assert.equal(p.image, '/img/new.jpg');
       assert.match(JSON.stringify(p.localization), /Moorviper/);
       assert.match(xml, /<expansionName>Renamed Set<\/expansionName>/);
+      // The XML of a listed product is kept per catalog version too (src/mappers/catalog-product.ts).
+      assert.match(xml, /<name>Moorviper<\/name><idLanguage>3<\/idLanguage>/);
+      assert.match(xml, /<gameName>Magic Renamed<\/gameName>/);
+      assert.match(xml, /<image>\/img\/new.jpg<\/image>/);
       await createArticle(server, user, product, { count: 3, isFoil: 1 });
       ({ p, xml } = await shown());
       assert.equal(p.countArticles, 3);

@@ -478,6 +478,99 @@ for (const dialect of DIALECTS) {
         assert.equal(await articleRow(server, a.idArticle), undefined);
       });
 
+      it('answers every article exactly as a fresh read of the stock shows it (JSON and XML)', async () => {
+        // The answer is built from the written plan where it knows every field (named articles,
+        // articles split off); merge targets and languages not read with the request are read.
+        const { api: own, user: owner } = await createTestClient(server, { accountType: 'professional' });
+        const german = await createArticle(server, owner, card, { count: 1, price: 100, idLanguage: 3 });
+        const toGerman = await createArticle(server, owner, card, { count: 2, price: 200 });
+        const toItalian = await createArticle(server, owner, card, { count: 1, price: 300 });
+        const split = await createArticle(server, owner, card, { count: 5, price: 400 });
+        const target = await createArticle(server, owner, card, { count: 1, price: 500, comments: 'm' });
+        const source = await createArticle(server, owner, card, { count: 2, price: 600, comments: 'm' });
+        const carted = await createArticle(server, owner, card, { count: 3, price: 700 });
+        const same = await createArticle(server, owner, card, { count: 1, price: 800 });
+        const box = await createArticle(server, owner, sealed, { count: 1, price: 900, condition: null });
+        await reserve(server, buyer, carted, 1);
+        server.clock.advance(60_000); // what the request writes shows a new lastEdited
+        const body = xmlRequest(
+          articleXml({ idArticle: german.idArticle, amount: 1, comments: 'de' }) +
+            articleXml({ idArticle: toGerman.idArticle, amount: 2, idLanguage: 3, price: '2.50' }) +
+            articleXml({ idArticle: toItalian.idArticle, amount: 1, idLanguage: 5 }) +
+            articleXml({ idArticle: split.idArticle, amount: 2, condition: 'LP', isFoil: true }) +
+            articleXml({ idArticle: source.idArticle, amount: 2, price: '5.00' }) +
+            articleXml({ idArticle: carted.idArticle, amount: 2, price: '6.50' }) +
+            articleXml({ idArticle: same.idArticle, amount: 1, price: '8.00' }) +
+            articleXml({ idArticle: box.idArticle, amount: 1, price: '9.50', comments: 'sealed' }) +
+            articleXml({ idArticle: split.idArticle, amount: 3, comments: 'rest' }),
+        );
+        const json = await own.put('/stock', body, { json: true });
+        assert.equal(json.status, 200, json.text);
+        assert.deepEqual(json.json.notUpdatedArticles, []);
+        const listed = await own.get('/stock', { json: true });
+        assert.equal(listed.status, 200, listed.text);
+        const byId = new Map(listed.json.article.map((a: { idArticle: number }) => [a.idArticle, a]));
+        assert.equal(json.json.updatedArticles.length, 9);
+        for (const a of json.json.updatedArticles) assert.deepEqual(a, byId.get(a.idArticle));
+        assert.ok(
+          json.json.updatedArticles.some((a: { idArticle: number }) => a.idArticle === target.idArticle),
+        );
+
+        // The same request again, in XML (what is left of it to do).
+        server.clock.advance(60_000);
+        const xml = await own.put('/stock', body);
+        assert.equal(xml.status, 200, xml.text);
+        const xmlListed = await own.get('/stock');
+        const elements = (text: string, tag: string) =>
+          new Map(
+            [...text.matchAll(new RegExp(`<${tag}>(.*?)</${tag}>`, 'gs'))].map((m) => [
+              /<idArticle>(\d+)<\/idArticle>/.exec(m[1]!)![1],
+              m[1],
+            ]),
+          );
+        const answered = elements(xml.text, 'updatedArticles');
+        const fresh = elements(xmlListed.text, 'article');
+        assert.ok(answered.size >= 5, xml.text);
+        for (const [id, inner] of answered) assert.equal(inner, fresh.get(id), `article ${id}`);
+      });
+
+      it('writes a request of price changes alone, and one of price and other changes, in full', async () => {
+        const { api: own, user: owner } = await createTestClient(server, { accountType: 'professional' });
+        const a = await createArticle(server, owner, card, { count: 2, price: 100, comments: 'a' });
+        const b = await createArticle(server, owner, card, { count: 1, price: 200, comments: 'b' });
+        const prices = await own.put(
+          '/stock',
+          xmlRequest(
+            articleXml({ idArticle: a.idArticle, amount: 2, price: '1.10' }) +
+              articleXml({ idArticle: b.idArticle, amount: 1, price: '2.20' }),
+          ),
+          { json: true },
+        );
+        assert.deepEqual(
+          prices.json.updatedArticles.map((u: { price: number; count: number }) => [u.price, u.count]),
+          [
+            [1.1, 2],
+            [2.2, 1],
+          ],
+        );
+        assert.deepEqual(
+          [(await articleRow(server, a.idArticle))?.price, (await articleRow(server, b.idArticle))?.price],
+          [110, 220],
+        );
+        const mixed = await own.put(
+          '/stock',
+          xmlRequest(
+            articleXml({ idArticle: a.idArticle, amount: 2, price: '1.30' }) +
+              articleXml({ idArticle: b.idArticle, amount: 1, comments: 'bb', isFoil: true }),
+          ),
+          { json: true },
+        );
+        assert.equal(mixed.json.updatedArticles.length, 2, mixed.text);
+        const [rowA, rowB] = [await articleRow(server, a.idArticle), await articleRow(server, b.idArticle)];
+        assert.deepEqual([rowA?.price, rowA?.comments, rowA?.isFoil], [130, 'a', 0]);
+        assert.deepEqual([rowB?.price, rowB?.comments, rowB?.isFoil], [220, 'bb', 1]);
+      });
+
       it('refuses more than 100 articles as a whole', async () => {
         const a = await createArticle(server, seller, card, { count: 1, price: 4242 });
         const res = await api.put(

@@ -1,6 +1,6 @@
 import { formatCents } from '../format.js';
 import type { ArticleView } from '../store/articles.js';
-import type { Executor } from '../store/db.js';
+import type { DomainContext } from './context.js';
 import { type StockFilter, stockPage } from '../store/stock.js';
 import { badRequest, notFound } from '../errors.js';
 import { findGame } from '../store/wants.js';
@@ -78,10 +78,10 @@ function line(a: ArticleView, extra: ArticleFlag[]): string {
  * an empty file would tell a stock-sync tool that the seller has nothing.
  */
 export async function checkStockFileFilter(
-  db: Executor,
+  ctx: DomainContext,
   filter: { idGame: number; idLanguage?: number | undefined },
 ): Promise<void> {
-  if (!(await findGame(db, filter.idGame))) {
+  if (!(await findGame(ctx.database.db, filter.idGame))) {
     throw notFound(`There is no game ${filter.idGame}.`, {
       field: 'idGame',
       reason: 'no_such_game',
@@ -98,7 +98,7 @@ export async function checkStockFileFilter(
 
 /** The CSV text of a seller's stock of one game, in pieces of a page each. */
 export async function* stockCsv(
-  db: Executor,
+  ctx: DomainContext,
   idUser: number,
   filter: StockFilter & { idGame: number },
 ): AsyncGenerator<string> {
@@ -108,7 +108,7 @@ export async function* stockCsv(
   yield `${stockCsvColumns(filter.idGame).map(quote).join(';')}\n`;
   let afterId = 0;
   for (;;) {
-    const page = await stockPage(db, idUser, { ...filter, afterId }, 0, PAGE);
+    const page = await stockPage(ctx.database.db, idUser, { ...filter, afterId }, 0, PAGE);
     if (page.length === 0) return;
     yield page.map((a) => line(a, extra)).join('');
     if (page.length < PAGE) return;

@@ -77,12 +77,15 @@ export function identityKey(a: ArticleAttributes): string {
   ].join('\u0001');
 }
 
-/** `identityKey(a) === identityKey(b)`, without building the two keys. */
-export function sameAttributes(a: ArticleAttributes, b: ArticleAttributes): boolean {
+/**
+ * `identityKey(a) === identityKey(b)`, without building the two keys; `exceptPrice`: whatever
+ * their prices.
+ */
+export function sameAttributes(a: ArticleAttributes, b: ArticleAttributes, exceptPrice = false): boolean {
   return (
     a.idProduct === b.idProduct &&
     a.idLanguage === b.idLanguage &&
-    a.price === b.price &&
+    (exceptPrice || a.price === b.price) &&
     (a.condition ?? '') === (b.condition ?? '') &&
     a.isFoil === b.isFoil &&
     a.isSigned === b.isSigned &&

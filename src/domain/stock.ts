@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import { type ArticleView, insertArticles, loadArticleViews } from '../store/articles.js';
+import { type ArticleView, insertArticles, loadArticleViews, type ProductFacts } from '../store/articles.js';
 import type { Tx } from '../store/db.js';
 import { reservedCounts } from '../store/reservations.js';
 import { appendEvents } from '../store/events.js';
@@ -71,6 +71,10 @@ interface Entry {
   touched: boolean;
   /** The attributes were changed in place. */
   changed: boolean;
+  /** The attributes as read, before the first change in place. */
+  before?: ArticleAttributes;
+  /** `identityKey(row)`, kept as the row changes (a hundred articles a request build it once each). */
+  key: string;
   /** A new article the request creates: its `row.idArticle` is a placeholder (negative) until written. */
   fresh: boolean;
   /** Sold out by the request: deleted when the plan is written. */
@@ -91,7 +95,15 @@ class WorkingSet {
   private readonly byId = new Map<number, Entry>();
   private readonly byKey = new Map<string, number>();
   private readonly entries: Entry[] = [];
+  /** Product facts of the named articles, by product and language (`factsKey`). */
+  private readonly facts = new Map<string, ProductFacts>();
   private nextPlaceholder = -1;
+
+  /** An article the request names, read under lock with its product's facts. */
+  addNamed({ row, product, reserved }: LockedArticle): Entry {
+    this.facts.set(factsKey(row), product);
+    return this.add(row, reserved, row.count);
+  }
 
   add(row: Article, reserved: number, expected: number | null = null, fresh = false): Entry {
     const entry: Entry = {
@@ -103,10 +115,11 @@ class WorkingSet {
       changed: false,
       fresh,
       deleted: false,
+      key: identityKey(row),
     };
     this.entries.push(entry);
     this.byId.set(row.idArticle, entry);
-    this.byKey.set(identityKey(row), row.idArticle);
+    this.byKey.set(entry.key, row.idArticle);
     return entry;
   }
   /** An article the request names; an id that is not the seller's is not in the stock. */
@@ -153,8 +166,10 @@ class WorkingSet {
   }
   setAttributes(entry: Entry, attrs: ArticleAttributes): void {
     this.unkey(entry);
+    entry.before ??= attributesOf(entry.row);
     Object.assign(entry.row, attrs);
-    this.byKey.set(identityKey(entry.row), entry.row.idArticle);
+    entry.key = identityKey(entry.row);
+    this.byKey.set(entry.key, entry.row.idArticle);
     entry.changed = true;
     entry.touched = true;
   }
@@ -180,9 +195,47 @@ class WorkingSet {
     }
     return known;
   }
+  /**
+   * The answer's articles as they are once the plan is written, built from the plan itself where
+   * it knows every field: the articles the request named (read under lock, so their counts are
+   * the ones the write was guarded on) and those it created, when their product's facts in their
+   * language were read with the named ones. Merge targets (read without a lock) and articles whose
+   * language changed to one not read are left out: the caller reads those. `ids` maps the created
+   * ones' placeholders; `now` is the time the plan was written at (`lastEdited` of every written row).
+   */
+  writtenViews(ids: Map<number, number>, now: number): Map<number, StockArticle> {
+    const out = new Map<number, StockArticle>();
+    for (const e of this.entries) {
+      if (e.deleted || (e.expected === null && !e.fresh)) continue;
+      const product = this.facts.get(factsKey(e.row));
+      if (product === undefined) continue;
+      const r = e.row;
+      const idArticle = e.fresh ? ids.get(r.idArticle)! : r.idArticle;
+      const view: ArticleView = {
+        idArticle,
+        idUser: r.idUser,
+        idProduct: r.idProduct,
+        idLanguage: r.idLanguage,
+        comments: r.comments,
+        price: r.price,
+        condition: r.condition,
+        isFoil: r.isFoil,
+        isSigned: r.isSigned,
+        isAltered: r.isAltered,
+        isPlayset: r.isPlayset,
+        isFirstEd: r.isFirstEd,
+        isReverseHolo: r.isReverseHolo,
+        count: r.count,
+        createdAt: r.createdAt,
+        lastEdited: e.touched ? now : r.lastEdited,
+        product,
+      };
+      out.set(idArticle, { view, reserved: e.fresh ? 0 : e.reserved });
+    }
+    return out;
+  }
   private unkey(entry: Entry): void {
-    const key = identityKey(entry.row);
-    if (this.byKey.get(key) === entry.row.idArticle) this.byKey.delete(key);
+    if (this.byKey.get(entry.key) === entry.row.idArticle) this.byKey.delete(entry.key);
   }
 
   /**
@@ -204,6 +257,7 @@ class WorkingSet {
         expected: e.expected,
         delta: e.delta,
         attributes: e.changed ? attributesOf(e.row) : undefined,
+        priceOnly: e.before !== undefined && sameAttributes(e.before, e.row, true),
       });
       if (e.deleted) soldOut.push(e.row.idArticle);
     }
@@ -231,11 +285,13 @@ class WorkingSet {
     );
     // Rows come back in no promised order; within a request every new article's attributes differ.
     const byKey = new Map(rows.map((r) => [identityKey(r), r.idArticle]));
-    const ids = new Map(created.map((e) => [e.row.idArticle, byKey.get(identityKey(e.row))!]));
+    const ids = new Map(created.map((e) => [e.row.idArticle, byKey.get(e.key)!]));
     if ((await deleteSoldOutArticles(tx, soldOut)) !== soldOut.length) throw new StalePlan();
     return ids;
   }
 }
+
+const factsKey = (row: Article) => `${row.idProduct}:${row.idLanguage}`;
 
 /** A stock row no longer matched the plan made from it: the request runs again from a fresh read. */
 class StalePlan extends Error {
@@ -249,37 +305,46 @@ function loadWorkingSet(named: LockedArticle[], others: Article[] = []): Working
   const set = new WorkingSet();
   const ids = new Set(named.map((r) => r.row.idArticle));
   for (const r of others) if (!ids.has(r.idArticle)) set.add(r, 0);
-  for (const { row, reserved } of named) set.add(row, reserved, row.count);
+  for (const article of named) set.addNamed(article);
   return set;
 }
 
 type Outcome = { tried: unknown; idArticle: number; gone?: ArticleView } | Failure;
 
 /**
- * The answers' articles as they are once everything is written (`ids` maps placeholders); the
- * copies in carts are read only for articles `set` does not know them of (merge targets).
+ * The answers' articles as they are once everything is written at `now` (`ids` maps placeholders):
+ * built from the plan where it knows them (`writtenViews`), read for the rest; the copies in carts
+ * are read only for articles `set` does not know them of (merge targets).
  */
 async function finish(
   tx: Tx,
   set: WorkingSet,
   outcomes: Outcome[],
+  now: number,
   ids = new Map<number, number>(),
 ): Promise<BulkResult[]> {
   const real = (id: number) => (id < 0 ? ids.get(id)! : id);
+  const views = set.writtenViews(ids, now);
   const wanted = [
-    ...new Set(outcomes.flatMap((o) => ('idArticle' in o && !o.gone ? [real(o.idArticle)] : []))),
+    ...new Set(
+      outcomes.flatMap((o) =>
+        'idArticle' in o && !o.gone && !views.has(real(o.idArticle)) ? [real(o.idArticle)] : [],
+      ),
+    ),
   ];
-  const known = set.knownReserved(ids);
-  const read = await reservedCounts(
-    tx,
-    wanted.filter((id) => !known.has(id)),
-  );
-  const views = new Map(
-    (await loadArticleViews(tx, wanted)).map((view) => [
-      view.idArticle,
-      { view, reserved: known.get(view.idArticle) ?? read.get(view.idArticle) ?? 0 },
-    ]),
-  );
+  if (wanted.length > 0) {
+    const known = set.knownReserved(ids);
+    const read = await reservedCounts(
+      tx,
+      wanted.filter((id) => !known.has(id)),
+    );
+    for (const view of await loadArticleViews(tx, wanted)) {
+      views.set(view.idArticle, {
+        view,
+        reserved: known.get(view.idArticle) ?? read.get(view.idArticle) ?? 0,
+      });
+    }
+  }
   return outcomes.map((o) => {
     if ('error' in o) return o;
     if (o.gone) return { tried: o.tried, article: { view: { ...o.gone, count: 0 }, reserved: 0 } };
@@ -386,7 +451,7 @@ export async function addArticles(
     });
     const ids = await set.write(tx, idUser, now);
     await announce(tx, [...increased, ...createdIds.map((id) => ids.get(id)!)], now);
-    return finish(tx, set, outcomes, ids);
+    return finish(tx, set, outcomes, now, ids);
   });
 }
 
@@ -403,7 +468,8 @@ export async function updateArticles(
 ): Promise<BulkResult[]> {
   return stockWrite(ctx, idUser, items, async (tx, now) => {
     const named = await lockedStockRows(tx, idUser, namedIds(items));
-    const products = await productRules(tx, [...new Set(named.map((r) => r.row.idProduct))]);
+    // The named articles' products, read with them (every article's product exists).
+    const products = new Map<number, ProductRules>(named.map((r) => [r.row.idProduct, r.product]));
     // An item compares the article with the price it sends (or its own, when it sends none) to
     // the seller's articles: the equal ones it may merge into are among the seller's articles of
     // that product at that price. (An article's price changed by an earlier item is the price
@@ -426,7 +492,7 @@ export async function updateArticles(
       listed.map((id) => (id < 0 ? ids.get(id)! : id)),
       now,
     );
-    return finish(tx, set, outcomes, ids);
+    return finish(tx, set, outcomes, now, ids);
   });
 }
 
@@ -505,7 +571,7 @@ export async function decreaseArticles(
       return { tried, idArticle: input.idArticle, gone: gone ? lastSeen.get(gone) : undefined };
     });
     await set.write(tx, idUser, now);
-    return finish(tx, set, outcomes);
+    return finish(tx, set, outcomes, now);
   });
 }
 
@@ -528,7 +594,7 @@ export async function increaseArticles(
     });
     await set.write(tx, idUser, now);
     await announce(tx, listed, now);
-    return finish(tx, set, outcomes);
+    return finish(tx, set, outcomes, now);
   });
 }
 

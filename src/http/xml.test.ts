@@ -91,6 +91,21 @@ describe('XML writer', () => {
       assert.ok(toXmlBuffer(tree).equals(Buffer.from(toXml(tree), 'utf8')));
     }
   });
+  it('writes Latin-1 characters at every position and alignment as the UTF-8 bytes of the text', () => {
+    const base = 'a'.repeat(300);
+    for (let prefix = 0; prefix < 8; prefix++) {
+      for (let at = 0; at < base.length; at += at < 40 || at > 260 ? 1 : 17) {
+        for (const text of [
+          base.slice(0, at) + 'é' + base.slice(at + 1),
+          base.slice(0, at) + 'ß\u00ff' + base.slice(at + 2, 200) + '\u0080' + base.slice(201),
+          'ñ'.repeat(at % 70) + base,
+        ]) {
+          const tree = { p: 'x'.repeat(prefix), item: [{ text }, { text: `${text}<&>` }] };
+          assert.ok(toXmlBuffer(tree).equals(Buffer.from(toXml(tree), 'utf8')), `${prefix} ${at}`);
+        }
+      }
+    }
+  });
 });
 
 describe('XML writer, repeated entities', () => {

@@ -2,6 +2,7 @@ import { homeAddress } from '../domain/cart.js';
 import type { PostalAddress } from '../store/reservations.js';
 import type { ShownUser } from '../store/users.js';
 import { type Static, Type } from '@sinclair/typebox';
+import { tag, textXml } from './compiled-xml.js';
 import { Nullable } from './values.js';
 
 export const AddressSchema = Type.Object(
@@ -34,3 +35,31 @@ export function mapAddress(a: PostalAddress): Address {
 
 /** A user's home address as the Address entity. */
 export const mapHomeAddress = (user: ShownUser) => mapAddress(homeAddress(user));
+
+const T = {
+  name: tag('name'),
+  extra: tag('extra'),
+  street: tag('street'),
+  zip: tag('zip'),
+  city: tag('city'),
+  country: tag('country'),
+};
+
+/** The XML children of `mapAddress` of these fields, for the writers compiled for an entity. */
+export function addressXml(
+  name: string,
+  extra: string | null,
+  street: string,
+  zip: string,
+  city: string,
+  country: string,
+): string {
+  return (
+    textXml(T.name, name) +
+    textXml(T.extra, extra) +
+    textXml(T.street, street) +
+    textXml(T.zip, zip) +
+    textXml(T.city, city) +
+    textXml(T.country, country)
+  );
+}

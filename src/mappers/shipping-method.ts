@@ -1,5 +1,6 @@
 import type { PricedMethod } from '../domain/shipping.js';
 import { type Static, Type } from '@sinclair/typebox';
+import { boolXml, intXml, moneyXml, tag, textXml } from './compiled-xml.js';
 import { bool, BoolSchema, money, MoneySchema, Nullable } from './values.js';
 
 export const ShippingMethodSchema = Type.Object(
@@ -46,3 +47,23 @@ export const mapPricedMethod = ({ method, price }: PricedMethod) =>
     isLetter: method.isLetter,
     isInsured: method.isInsured,
   });
+
+const T = {
+  idShippingMethod: tag('idShippingMethod'),
+  name: tag('name'),
+  price: tag('price'),
+  isLetter: tag('isLetter'),
+  isInsured: tag('isInsured'),
+};
+
+/** The XML children of `mapShippingMethod(m)`, for the writers compiled for an entity. */
+export function shippingMethodXml(m: ShippingMethodFacts): string {
+  return (
+    intXml(T.idShippingMethod, m.idShippingMethod) +
+    textXml(T.name, m.name) +
+    moneyXml(T.price, m.price) +
+    '<idCurrency>1</idCurrency><currencyCode>EUR</currencyCode>' +
+    boolXml(T.isLetter, bool(m.isLetter)) +
+    boolXml(T.isInsured, bool(m.isInsured))
+  );
+}

@@ -12,7 +12,7 @@ import {
 import { boolean, idParam, integer, text } from '../http/fields.js';
 import { pagedResponse, pageFromQuery } from '../http/pagination.js';
 import { ALL_KINDS, type ApiRequest, ok, type Router } from '../http/routing.js';
-import { mapProductDetail, mapProductListed } from '../mappers/catalog-product.js';
+import { mapProductDetail, mapProductsListed } from '../mappers/catalog-product.js';
 import { mapExpansion } from '../mappers/expansion.js';
 import { mapGame } from '../mappers/game.js';
 import { mapMetaproduct } from '../mappers/metaproduct.js';
@@ -95,7 +95,7 @@ export function catalogRoutes(r: Router, services: Services): void {
       ]);
       return ok({
         expansion: mapExpansion(view.expansion, view.names),
-        single: view.singles.map((p) => mapProductListed(p, lang)),
+        single: mapProductsListed(view.singles, lang),
         links: [link('self', `/expansions/${idExpansion}/singles`)],
       });
     },
@@ -119,7 +119,7 @@ export function catalogRoutes(r: Router, services: Services): void {
         viewerLanguage(services, req.auth.idUser),
       ]);
       return pagedResponse(req, services.config, page, found.total, found.products.length, () => ({
-        product: found.products.map((p) => mapProductListed(p, lang)),
+        product: mapProductsListed(found.products, lang),
         links: [selfLink(req)],
       }));
     },
@@ -172,7 +172,7 @@ export function catalogRoutes(r: Router, services: Services): void {
       return pagedResponse(req, services.config, page, found.total, found.metaproducts.length, () => ({
         metaproduct: found.metaproducts.map((m) => ({
           metaproduct: mapMetaproduct(m.meta, lang),
-          product: m.products.map((p) => mapProductListed(p, lang)),
+          product: mapProductsListed(m.products, lang),
         })),
         links: [selfLink(req)],
       }));
@@ -199,7 +199,7 @@ export function catalogRoutes(r: Router, services: Services): void {
       ]);
       return ok({
         metaproduct: mapMetaproduct(view.meta, lang),
-        product: view.products.map((p) => mapProductListed(p, lang)),
+        product: mapProductsListed(view.products, lang),
       });
     },
   );

@@ -44,9 +44,8 @@ export function readItems<T>(articles: XmlObject[], parse: (a: XmlObject) => T):
 export function copiesOf(a: XmlObject, required = true): number | undefined {
   const count = text(a, 'count');
   const amount = text(a, 'amount');
-  const parse = (v: string, name: string) => parseInteger(v, name, { min: 1, max: MAX_COPIES });
-  const c = count !== undefined && count.trim() !== '' ? parse(count, 'count') : undefined;
-  const m = amount !== undefined && amount.trim() !== '' ? parse(amount, 'amount') : undefined;
+  const c = count !== undefined && count.trim() !== '' ? parseCopies(count, 'count') : undefined;
+  const m = amount !== undefined && amount.trim() !== '' ? parseCopies(amount, 'amount') : undefined;
   if (c !== undefined && m !== undefined && c !== m) {
     throw badRequest(`"count" (${c}) and "amount" (${m}) disagree; send one of them.`, {
       field: 'count',
@@ -62,6 +61,9 @@ export function copiesOf(a: XmlObject, required = true): number | undefined {
   }
   return n;
 }
+
+const COPIES = { min: 1, max: MAX_COPIES };
+const parseCopies = (v: string, name: string) => parseInteger(v, name, COPIES);
 
 /** `idLanguage`, or `language` holding the id (or a Language entity with one); both must agree. */
 function languageOf(a: XmlObject): number | undefined {
@@ -132,39 +134,47 @@ function flagsOf(a: XmlObject): FlagInput {
   return flags;
 }
 
+const ID = { min: 1, max: MAX_ID };
+
 function articleId(a: XmlObject): number {
-  return requireInteger(a, 'idArticle', { min: 1, max: MAX_ID });
+  return requireInteger(a, 'idArticle', ID);
 }
+
+/** Each field's reader, in the order they are read (`readEachField`). */
+type Readers<T> = { [K in keyof T]-?: (a: XmlObject) => T[K] };
+
+const NEW_READERS: Readers<NewArticleInput> = {
+  idProduct: (a) => requireInteger(a, 'idProduct', ID),
+  count: (a) => copiesOf(a)!,
+  price: (a) => {
+    const price = priceOf(a);
+    if (price === undefined) throw badRequest('"price" is required.', { field: 'price', reason: 'required' });
+    return price;
+  },
+  idLanguage: languageOf,
+  comments: commentsOf,
+  condition: conditionOf,
+  flags: flagsOf,
+};
 
 /** POST /stock: idProduct, price and a number of copies are required; the rest has defaults. */
 export function parseNewArticle(a: XmlObject): NewArticleInput {
-  return readEachField<NewArticleInput>({
-    idProduct: () => requireInteger(a, 'idProduct', { min: 1, max: MAX_ID }),
-    count: () => copiesOf(a)!,
-    price: () => {
-      const price = priceOf(a);
-      if (price === undefined)
-        throw badRequest('"price" is required.', { field: 'price', reason: 'required' });
-      return price;
-    },
-    idLanguage: () => languageOf(a),
-    comments: () => commentsOf(a),
-    condition: () => conditionOf(a),
-    flags: () => flagsOf(a),
-  });
+  return readEachField(NEW_READERS, a);
 }
+
+const CHANGE_READERS: Readers<ArticleChangeInput> = {
+  idArticle: articleId,
+  count: (a) => copiesOf(a)!,
+  idLanguage: languageOf,
+  comments: commentsOf,
+  price: priceOf,
+  condition: conditionOf,
+  flags: flagsOf,
+};
 
 /** PUT /stock: idArticle and amount are required; any other element present is a change. */
 export function parseArticleChange(a: XmlObject): ArticleChangeInput {
-  return readEachField<ArticleChangeInput>({
-    idArticle: () => articleId(a),
-    count: () => copiesOf(a)!,
-    idLanguage: () => languageOf(a),
-    comments: () => commentsOf(a),
-    price: () => priceOf(a),
-    condition: () => conditionOf(a),
-    flags: () => flagsOf(a),
-  });
+  return readEachField(CHANGE_READERS, a);
 }
 
 /** DELETE /stock: the article and how many of its copies. */

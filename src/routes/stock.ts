@@ -70,11 +70,17 @@ import {
   readCountItems,
   readItems,
 } from './stock-input.js';
-import { presentList } from '../mappers/values.js';
+import { MappedOnce, presentList } from '../mappers/values.js';
 
-/** A stock article as every stock answer shows it: `inShoppingCart` when copies sit in carts. */
-const stockArticle = (a: StockArticle, options: Pick<ArticleMapOptions, 'count' | 'withProduct'> = {}) =>
-  mapArticle(a.view, { context: 'stock', inShoppingCart: a.reserved > 0, ...options });
+/**
+ * A stock article as every stock answer shows it: `inShoppingCart` when copies sit in carts. The
+ * bulk writes' answers (up to 100 articles) pass a memo (`once`): their articles are then written
+ * by the Article's compiled XML writer, the same bytes as the generic one.
+ */
+const stockArticle = (
+  a: StockArticle,
+  options: Pick<ArticleMapOptions, 'count' | 'withProduct' | 'once'> = {},
+) => mapArticle(a.view, { context: 'stock', inShoppingCart: a.reserved > 0, ...options });
 
 /** Stock management (spec §2.5, §4.4; reference §1.6, §2.10, §2.13). Widget apps have no stock. */
 export function stockRoutes(r: Router, services: Services): void {
@@ -123,9 +129,12 @@ export function stockRoutes(r: Router, services: Services): void {
     async (req) => {
       const items = readItems(readArticles(req.body), parseNewArticle);
       const results = await addArticles(services, idUser(req), items);
+      const once = new MappedOnce();
       return ok({
         inserted: presentList(
-          results.map((x) => ('error' in x ? mapFailedArticle(x) : mapInserted(stockArticle(x.article)))),
+          results.map((x) =>
+            'error' in x ? mapFailedArticle(x) : mapInserted(stockArticle(x.article, { once })),
+          ),
         ),
       });
     },
@@ -146,8 +155,11 @@ export function stockRoutes(r: Router, services: Services): void {
     async (req) => {
       const items = readItems(readArticles(req.body), parseArticleChange);
       const results = await updateArticles(services, idUser(req), items);
+      const once = new MappedOnce();
       return ok({
-        updatedArticles: presentList(results.flatMap((x) => ('error' in x ? [] : [stockArticle(x.article)]))),
+        updatedArticles: presentList(
+          results.flatMap((x) => ('error' in x ? [] : [stockArticle(x.article, { once })])),
+        ),
         notUpdatedArticles: presentList(results.flatMap((x) => ('error' in x ? [mapFailedArticle(x)] : []))),
       });
     },
@@ -181,9 +193,9 @@ export function stockRoutes(r: Router, services: Services): void {
     },
   );
 
-  const changeAnswer = (results: BulkResult[]) =>
+  const changeAnswer = (results: BulkResult[], once = new MappedOnce()) =>
     ok({
-      article: presentList(results.flatMap((x) => ('error' in x ? [] : [stockArticle(x.article)]))),
+      article: presentList(results.flatMap((x) => ('error' in x ? [] : [stockArticle(x.article, { once })]))),
       failed: presentList(results.flatMap((x) => ('error' in x ? [mapFailedArticle(x)] : []))),
     });
   r.put('/stock/increase', { kinds: USER_KINDS, schema: CHANGE('Add copies to articles') }, async (req) =>
@@ -291,7 +303,7 @@ export function stockRoutes(r: Router, services: Services): void {
       const isSealed = boolean(req.query, 'isSealed') ?? false;
       const idLanguage = integer(req.query, 'idLanguage', { min: 1, max: MAX_ID });
       const filter = { idGame, isSingle: !isSealed, idLanguage };
-      await checkStockFileFilter(services.database.db, filter);
+      await checkStockFileFilter(services, filter);
       return {
         status: 200,
         headers: { 'Content-Type': CONTENT_TYPES[req.format] },
@@ -299,7 +311,7 @@ export function stockRoutes(r: Router, services: Services): void {
           req.format,
           'stock',
           'application/x-gzip',
-          stockCsv(services.database.db, idUser(req), filter),
+          stockCsv(services, idUser(req), filter),
         ),
       };
     },

@@ -49,15 +49,18 @@ export const PRODUCT_FACT_COLUMNS = [
 
 /** The joined select; every column of `articles` plus the product facts, flat. */
 export function articleViews(db: Executor) {
+  return articleViewJoins(db).selectAll('a').select(PRODUCT_FACT_COLUMNS);
+}
+
+/** The tables `articleViews` joins, for a query that selects their columns in another form. */
+export function articleViewJoins(db: Executor) {
   return db
     .selectFrom('articles as a')
     .innerJoin('products as p', 'p.idProduct', 'a.idProduct')
     .leftJoin('expansions as e', 'e.idExpansion', 'p.idExpansion')
     .leftJoin('productNames as n', (join) =>
       join.onRef('n.idProduct', '=', 'a.idProduct').onRef('n.idLanguage', '=', 'a.idLanguage'),
-    )
-    .selectAll('a')
-    .select(PRODUCT_FACT_COLUMNS);
+    );
 }
 
 // A product's facts with its name in every language it has one in: a row per language (one row

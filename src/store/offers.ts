@@ -62,6 +62,7 @@ const offerCountRows = preparedBySize(
       .compile(),
   (idProducts) => idProducts.length,
   (idProducts) => idProducts,
+  { direct: true },
 );
 
 /** Conditions of an offer query; absent means no restriction. */

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { ARTICLE_VALUE_COLUMNS, type ArticleView, articleViewOf, PRODUCT_FACT_COLUMNS } from './articles.js';
 import type { Executor } from './db.js';
+import { type PackedKind, packedRow } from './packed.js';
 import { pageBound, prepared, preparedBySize } from './prepared.js';
 import type { Order, OrderArticle, OrderEvaluation, OrderState, OrdersTable } from './schema.js';
 
@@ -203,9 +204,41 @@ export async function orderLineRows(db: Executor, idOrder: number): Promise<Orde
     .execute();
 }
 
+/**
+ * A line and its product's facts (`PRODUCT_FACT_COLUMNS`' names), packed into one text
+ * (`packedRow`): a page of 100 orders reads 100 lines of some 25 values.
+ */
+const packedLine = packedRow<OrderArticle & Record<`p_${string}`, unknown>>([
+  ['idOrder', 'integer', 'l.idOrder'],
+  ['idArticle', 'integer', 'l.idArticle'],
+  ['idProduct', 'integer', 'l.idProduct'],
+  ['idLanguage', 'integer', 'l.idLanguage'],
+  ['comments', 'text', 'l.comments'],
+  ['price', 'integer', 'l.price'],
+  ['condition', 'text?', 'l.condition'],
+  ['isFoil', 'integer', 'l.isFoil'],
+  ['isSigned', 'integer', 'l.isSigned'],
+  ['isAltered', 'integer', 'l.isAltered'],
+  ['isPlayset', 'integer', 'l.isPlayset'],
+  ['isFirstEd', 'integer', 'l.isFirstEd'],
+  ['isReverseHolo', 'integer', 'l.isReverseHolo'],
+  ['count', 'integer', 'l.count'],
+  ['p_idGame', 'integer', 'p.idGame'],
+  ['p_enName', 'text', 'p.enName'],
+  ['p_locName', 'text', sql`coalesce(n.name, p."enName")`],
+  ['p_image', 'text', 'p.image'],
+  ['p_idExpansion', 'integer?', 'p.idExpansion'],
+  ['p_expansionName', 'text?', 'e.enName'],
+  ['p_expansionAbbreviation', 'text?', 'e.abbreviation'],
+  ['p_expansionIcon', 'integer?', 'e.icon'],
+  ['p_number', 'text?', 'p.number'],
+  ['p_rarity', 'text?', 'p.rarity'],
+  ['p_isSingle', 'integer', 'p.isSingle'],
+]);
+
 // A page's lines: the statement's text is compiled once per number of orders.
 const linesOf = preparedBySize(
-  (db: Executor, ids: number[], low: number, high: number) =>
+  (db: Executor, ids: number[], low: number, high: number, packed: boolean) =>
     db
       .selectFrom('orderArticles as l')
       .innerJoin('products as p', 'p.idProduct', 'l.idProduct')
@@ -213,8 +246,9 @@ const linesOf = preparedBySize(
       .leftJoin('productNames as n', (join) =>
         join.onRef('n.idProduct', '=', 'l.idProduct').onRef('n.idLanguage', '=', 'l.idLanguage'),
       )
-      .selectAll('l')
-      .select(PRODUCT_FACT_COLUMNS)
+      // Packed, with the key to read the rare line whose texts hold the separator the ordinary way.
+      .$if(packed, (q) => q.select(['l.idOrder', 'l.idArticle', packedLine.select().as('packed')]))
+      .$if(!packed, (q) => q.selectAll('l').select(PRODUCT_FACT_COLUMNS))
       .where('l.idOrder', 'in', ids)
       // The same rows: the bounds only tell PostgreSQL's planner how few they are. Against a list of
       // a hundred ids alone it estimates a scan of the whole table (of a seller with 10,000 orders)
@@ -224,9 +258,25 @@ const linesOf = preparedBySize(
       .orderBy('l.idOrder')
       .orderBy('l.idArticle')
       .compile(),
-  (ids) => ids.length,
+  (ids, _low, _high, packed) => ids.length * 2 + (packed ? 1 : 0),
   (ids, low, high) => [...ids, low, high],
 );
+
+/** The rows of these lines, packed where they can be, as `articleViewOf` reads them. */
+async function lineRows(db: Executor, ids: number[], low: number, high: number) {
+  const rows = (await linesOf(db, ids, low, high, true)).rows as unknown as Array<{
+    idOrder: number;
+    idArticle: number;
+    packed: string | null;
+  }>;
+  const lines = rows.map((r) => packedLine.unpack(r.packed));
+  if (lines.every((l) => l !== undefined)) return lines;
+  // Some line's texts hold the separator: its order's lines read the ordinary way.
+  const again = [...new Set(rows.filter((_, i) => lines[i] === undefined).map((r) => r.idOrder))];
+  const plain = (await linesOf(db, again, Math.min(...again), Math.max(...again), false)).rows;
+  const byKey = new Map(plain.map((r) => [`${r.idOrder}:${r.idArticle}`, r]));
+  return rows.map((r, i) => lines[i] ?? byKey.get(`${r.idOrder}:${r.idArticle}`)!);
+}
 
 export interface OrderLineView {
   idOrder: number;
@@ -250,16 +300,16 @@ export async function orderLineViews(
     if (id < low) low = id;
     if (id > high) high = id;
   }
-  const rows = (await linesOf(db, ids, low, high)).rows;
+  const rows = await lineRows(db, ids, low, high);
   // Shaped field by field (a page of 100 orders shapes every line): the line's columns are the
   // article's, its seller and purchase time stand for the article's owner and times.
   return rows.map((r) => {
-    const order = ofOrder.get(r.idOrder)!;
+    const order = ofOrder.get(r.idOrder as number)!;
     const view = articleViewOf(r as unknown as Parameters<typeof articleViewOf>[0]);
     view.idUser = order.idSeller;
     view.createdAt = order.dateBought;
     view.lastEdited = order.dateBought;
-    return { idOrder: r.idOrder, view };
+    return { idOrder: r.idOrder as number, view };
   });
 }
 
@@ -376,7 +426,7 @@ function partyPage(party: 'idSeller' | 'idBuyer', direction: 'asc' | 'desc') {
     ) =>
       db
         .selectFrom('orders')
-        .selectAll()
+        .select(['idOrder', packedOrder.select().as('packed')])
         .where(party, '=', idUser)
         .where('state', '=', state as OrderState)
         .where('wasMergedInto', 'is', null)
@@ -400,6 +450,58 @@ const pages = {
   [ACTOR_SELLER]: { asc: partyPage('idSeller', 'asc'), desc: partyPage('idSeller', 'desc') },
   [ACTOR_BUYER]: { asc: partyPage('idBuyer', 'asc'), desc: partyPage('idBuyer', 'desc') },
 };
+
+/** Every column of an order, packed into one text for the pages (`packedRow`). */
+const ORDER_COLUMNS = {
+  idOrder: 'integer',
+  idBuyer: 'integer',
+  idSeller: 'integer',
+  state: 'text',
+  dateBought: 'integer',
+  datePaid: 'integer?',
+  dateSent: 'integer?',
+  dateReceived: 'integer?',
+  dateCancelled: 'integer?',
+  dateLost: 'integer?',
+  lastStateChange: 'integer',
+  wasMergedInto: 'integer?',
+  idShippingMethod: 'integer?',
+  shippingMethodName: 'text',
+  shippingPrice: 'integer',
+  isLetter: 'integer',
+  isInsured: 'integer',
+  trackingNumber: 'text?',
+  shippingName: 'text',
+  shippingExtra: 'text?',
+  shippingStreet: 'text',
+  shippingZip: 'text',
+  shippingCity: 'text',
+  shippingCountry: 'text',
+  articleCount: 'integer',
+  articleValue: 'integer',
+  totalValue: 'integer',
+  cancellationRequestBuyer: 'text?',
+  cancellationRequestSeller: 'text?',
+  relistOnCancel: 'integer',
+  note: 'text',
+  revision: 'integer',
+  paidFromMoney: 'integer',
+  paidFromBonus: 'integer',
+  cancellationReason: 'text?',
+  cancellationRequestBuyerDate: 'integer?',
+  cancellationRequestSellerDate: 'integer?',
+} as const satisfies Record<keyof Order, PackedKind>;
+const packedOrder = packedRow<Order>(Object.entries(ORDER_COLUMNS));
+
+/** A page's rows as orders: the rare one whose texts hold the separator is read the ordinary way. */
+async function unpackOrders(db: Executor, rows: Array<{ idOrder: number; packed: string | null }>) {
+  const orders = new Array<Order>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    orders[i] = packedOrder.unpack(row.packed) ?? (await findOrder(db, row.idOrder))!;
+  }
+  return orders;
+}
 
 /**
  * One page of a user's orders in one role and state, oldest first. `total` is how many there are
@@ -427,9 +529,9 @@ export async function pageOfOrders(
       Math.max(0, fromEnd),
       fromEnd < 0 ? limit + fromEnd : limit,
     );
-    return newestFirst.reverse();
+    return (await unpackOrders(db, newestFirst)).reverse();
   }
-  return page.asc(db, idUser, state, idUser, state, offset, limit);
+  return unpackOrders(db, await page.asc(db, idUser, state, idUser, state, offset, limit));
 }
 
 const unpaidOf = prepared(

@@ -60,14 +60,21 @@ export function prepared<Row, Args extends unknown[]>(
  * the dialect and the list's length, so it is built and compiled once per (dialect, length) and
  * run with the new values, instead of building and compiling a tree of a few hundred nodes per
  * request (bulk stock writes run several such statements with 100 elements each). `parameters`
- * lists the values in the order the statement binds them; the first compilation checks it.
+ * lists the values in the order the statement binds them; the first compilation checks it. `size`
+ * may be a string, for statements whose text also depends on a few forms of their values.
  */
 export function preparedBySize<Row, Args extends unknown[]>(
   build: (db: Executor, ...args: Args) => CompiledQuery<Row>,
-  size: (...args: Args) => number,
+  size: (...args: Args) => number | string,
   parameters: (...args: Args) => readonly unknown[],
+  /**
+   * A read that runs on better-sqlite3 directly outside a transaction, as `prepared` reads do,
+   * without Kysely's queue and its promises (the offer counts of every page of found products).
+   */
+  options: { direct?: boolean } = {},
 ) {
   const texts = new Map<string, string>();
+  const statements = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>();
   return async (db: Executor, ...args: Args): Promise<QueryResult<Row>> => {
     const values = parameters(...args);
     const key = `${db.getExecutor().adapter instanceof SqliteAdapter ? 's' : 'p'}${size(...args)}`;
@@ -79,6 +86,20 @@ export function preparedBySize<Row, Args extends unknown[]>(
       if (!same) throw new Error(`prepared statement binds other values than it lists: ${compiled.sql}`);
       text = compiled.sql;
       texts.set(key, text);
+    }
+    const raw = options.direct ? sqliteHandles.get(db as Kysely<DB>) : undefined;
+    if (raw && !raw.inTransaction) {
+      let byText = statements.get(raw);
+      if (!byText) {
+        byText = new Map();
+        statements.set(raw, byText);
+      }
+      let stmt = byText.get(text);
+      if (!stmt) {
+        stmt = raw.prepare(text);
+        byText.set(text, stmt);
+      }
+      if (stmt.reader) return { rows: rowsOf<Row>(stmt, values as unknown[]) };
     }
     return db.executeQuery<Row>(CompiledQuery.raw(text, values as unknown[]));
   };

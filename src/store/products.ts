@@ -77,7 +77,7 @@ export async function loadProductInfos(db: Executor, idProducts: number[]): Prom
   const { infos } = kept;
   const missing = idProducts.filter((id) => !infos.has(id));
   if (missing.length > 0)
-    for (const info of await loadCatalogInfos(db, missing)) infos.set(info.product.idProduct, info);
+    for (const info of await loadCatalogInfos(db, missing)) infos.set(info.product.idProduct, frozen(info));
   const found: CatalogInfo[] = [];
   for (const id of idProducts) {
     const info = infos.get(id);
@@ -86,21 +86,40 @@ export async function loadProductInfos(db: Executor, idProducts: number[]): Prom
   return withOfferCounts(db, idProducts, found);
 }
 
+/**
+ * A kept info is shared by every answer until the version moves, and what is made of it is kept
+ * beside it by object (the mappers' text of a listed product): nothing may change it in place.
+ */
+function frozen(info: CatalogInfo): CatalogInfo {
+  Object.freeze(info.product);
+  Object.freeze(info.names);
+  if (info.expansion !== null) Object.freeze(info.expansion);
+  return Object.freeze(info);
+}
+
 async function withOfferCounts(
   db: Executor,
   idProducts: number[],
   infos: CatalogInfo[],
 ): Promise<ProductInfo[]> {
   const counts = await offerCounts(db, idProducts);
-  return infos.map((info) => {
+  const out = new Array<ProductInfo>(infos.length);
+  for (let i = 0; i < infos.length; i++) {
+    const info = infos[i]!;
     const c = counts.get(info.product.idProduct);
-    return {
-      ...info,
+    // Written out rather than spread: one object of one shape, no copying of a property list.
+    out[i] = {
+      product: info.product,
+      gameName: info.gameName,
+      expansion: info.expansion,
+      names: info.names,
+      countReprints: info.countReprints,
       countArticles: c?.countArticles ?? 0,
       countFoils: c?.countFoils ?? 0,
       countOffers: c?.countOffers ?? 0,
     };
-  });
+  }
+  return out;
 }
 
 /** The catalog part of product infos, in the order of `idProducts`; unknown ids are left out. */

@@ -333,10 +333,9 @@ export function stockPages(app: FastifyInstance, services: Services): void {
     };
     const idGame = id('idGame') ?? 1;
     const filter = { idGame, isSingle: q.isSealed !== 'true', idLanguage: id('idLanguage') };
-    await checkStockFileFilter(services.database.db, filter);
+    await checkStockFileFilter(services, filter);
     const chunks: string[] = [];
-    for await (const chunk of stockCsv(services.database.db, request.user!.idUser, filter))
-      chunks.push(chunk);
+    for await (const chunk of stockCsv(services, request.user!.idUser, filter)) chunks.push(chunk);
     return reply
       .type('text/csv; charset=utf-8')
       .header('Content-Disposition', `attachment; filename="stock-${idGame}.csv"`)
