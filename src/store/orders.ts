@@ -24,7 +24,7 @@ export async function insertOrder(db: Executor, order: Omit<Order, 'idOrder'>): 
   return { idOrder, ...order };
 }
 
-const ORDER_COLUMNS = [
+const INSERTED_ORDER_COLUMNS = [
   'idBuyer',
   'idSeller',
   'state',
@@ -63,17 +63,19 @@ const ORDER_COLUMNS = [
   'cancellationRequestSellerDate',
 ] as const satisfies ReadonlyArray<keyof Omit<Order, 'idOrder'>>;
 // Every column of an order, or the insert would leave one to its default (a compile error here).
-const allOrderColumns: [Exclude<keyof Omit<Order, 'idOrder'>, (typeof ORDER_COLUMNS)[number]>] extends [never]
+const allOrderColumns: [
+  Exclude<keyof Omit<Order, 'idOrder'>, (typeof INSERTED_ORDER_COLUMNS)[number]>,
+] extends [never]
   ? true
   : never = true;
 void allOrderColumns;
 
-const orderValues = (order: Omit<Order, 'idOrder'>) => ORDER_COLUMNS.map((c) => order[c]);
+const orderValues = (order: Omit<Order, 'idOrder'>) => INSERTED_ORDER_COLUMNS.map((c) => order[c]);
 
 // Every checkout inserts orders of forty columns: built and compiled once per dialect.
 const insertOne = preparedBySize(
   (db: Executor, order: Omit<Order, 'idOrder'>) =>
-    sql<{ idOrder: number }>`insert into "orders" (${sql.join(ORDER_COLUMNS.map((c) => sql.ref(c)))})
+    sql<{ idOrder: number }>`insert into "orders" (${sql.join(INSERTED_ORDER_COLUMNS.map((c) => sql.ref(c)))})
       values (${sql.join(orderValues(order))}) returning "idOrder"`.compile(db),
   () => 1,
   orderValues,
