@@ -159,6 +159,8 @@ async function run(scenario: Scenario): Promise<void> {
     if (dialect === 'postgres') await settlePostgres(databaseUrl);
     const app = await buildApp(services);
     await app.ready();
+    // As a running server does (`startServer`): checkpoints in a worker thread, out of the requests' way.
+    services.database.checkpointInBackground?.();
     let i = 0;
     const signed = (n: number) =>
       Array.from({ length: n }, () => {

@@ -42,6 +42,7 @@ export async function startServer(
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    services.database.checkpointInBackground?.();
     services.events.start();
     services.webhooks.start();
     const stopSweeper = startReservationSweeper(services);

@@ -24,3 +24,25 @@ describe('the Event entity in JSON', () => {
     }
   });
 });
+
+describe('the stored form of event data', () => {
+  it('is the text a replacer writing each Money as {"$cents": n} wrote, and leaves Money as a number afterwards', () => {
+    const replaced = (tree: unknown) =>
+      JSON.stringify(tree, function (this: Record<string, unknown>, key, value: unknown) {
+        const original = this[key];
+        return original instanceof Money ? { $cents: original.cents } : value;
+      });
+    const trees: unknown[] = [
+      { a: new Money(1999), b: [new Money(-1), null, undefined, 'x'], c: undefined, d: { e: new Money(0) } },
+      new Money(5),
+      [{ when: new Date(Date.UTC(2026, 0, 1)), f: () => 1, n: Number.NaN, s: 'Mühle "q" \u2028' }],
+    ];
+    for (const tree of trees) assert.equal(encodeEventData(tree), replaced(tree));
+    assert.equal(JSON.stringify({ price: new Money(1999) }), '{"price":19.99}');
+    // A failing write (a cycle) leaves Money as the API writes it, too.
+    const cycle: Record<string, unknown> = { m: new Money(1) };
+    cycle.self = cycle;
+    assert.throws(() => encodeEventData(cycle));
+    assert.equal(JSON.stringify(new Money(250)), '2.5');
+  });
+});

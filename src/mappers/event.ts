@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { UserEvent } from '../store/schema.js';
-import { Money, timestamp, TimestampSchema } from './values.js';
+import { Money, storedJson, timestamp, TimestampSchema } from './values.js';
 
 export const EventSchema = Type.Object(
   {
@@ -51,10 +51,7 @@ export function eventJson(e: UserEvent): string {
 
 /** The stored form of a mapped tree: JSON, with every `Money` as `{"$cents": n}`. */
 export function encodeEventData(tree: unknown): string {
-  return JSON.stringify(tree, function (this: Record<string, unknown>, key, value: unknown) {
-    const original = this[key];
-    return original instanceof Money ? { [CENTS]: original.cents } : value;
-  });
+  return storedJson(tree);
 }
 
 export function decodeEventData(text: string): unknown {

@@ -32,13 +32,31 @@ import { formatCents, formatTimestamp } from '../format.js';
 export { berlinOffsetMinutes, dateTimeText, formatCents, formatTimestamp } from '../format.js';
 
 /** Money: a JSON number with at most two decimals, and exactly two decimals in XML. */
+/** Set only while `storedJson` writes: Money then takes its stored form. */
+let moneyAsCents = false;
+
 export class Money {
   constructor(readonly cents: number) {}
-  toJSON(): number {
-    return this.cents / 100;
+  toJSON(): number | { $cents: number } {
+    return moneyAsCents ? { $cents: this.cents } : this.cents / 100;
   }
   toXml(): string {
     return formatCents(this.cents);
+  }
+}
+
+/**
+ * JSON of a mapped tree with every `Money` as `{"$cents": n}` (the events' stored form, which keeps
+ * cents so that XML still writes two decimals): the same text as a replacer function writing it,
+ * without calling JavaScript for every key of the tree (a checkout's hundred `article.sold` events
+ * spent a millisecond in that replacer).
+ */
+export function storedJson(tree: unknown): string {
+  moneyAsCents = true;
+  try {
+    return JSON.stringify(tree);
+  } finally {
+    moneyAsCents = false;
   }
 }
 

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema.js';
 import { isStalePlanError, StatementNames } from './pg-statements.js';
+import { type Checkpointer, SAFETY_CHECKPOINT_PAGES, startCheckpointer } from './checkpointer.js';
 import { CachingSqliteDialect } from './sqlite-dialect.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -25,6 +26,11 @@ export interface Database {
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
+  /**
+   * A long-running server's SQLite file: checkpoints move to a worker thread (`checkpointer.ts`),
+   * out of the requests' way. Nothing on PostgreSQL or in memory.
+   */
+  checkpointInBackground?(): void;
 }
 
 // pg returns bigint (int8) columns and COUNT(*) as strings; every bigint here (cents, epoch ms,
@@ -68,11 +74,20 @@ function openSqlite(path: string): Database {
   const db = new Kysely<DB>({ dialect: new CachingSqliteDialect(raw) });
   sqliteHandles.set(db, raw);
   let closed = false;
+  let checkpointer: Checkpointer | undefined;
   return {
     db,
     dialect: 'sqlite',
     location: path,
     transaction: (fn) => db.transaction().execute(fn),
+    checkpointInBackground() {
+      if (path === ':memory:' || checkpointer || closed) return;
+      const own = raw.pragma('wal_autocheckpoint', { simple: true }) as number;
+      raw.pragma(`wal_autocheckpoint = ${SAFETY_CHECKPOINT_PAGES}`);
+      checkpointer = startCheckpointer(path, () => {
+        if (!closed) raw.pragma(`wal_autocheckpoint = ${Number(own)}`);
+      });
+    },
     async ping() {
       try {
         raw.prepare('select 1').get();
@@ -84,6 +99,7 @@ function openSqlite(path: string): Database {
     async close() {
       if (closed) return;
       closed = true;
+      await checkpointer?.stop();
       await db.destroy();
     },
   };

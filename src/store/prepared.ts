@@ -19,11 +19,14 @@ export function prepared<Row, Args extends unknown[]>(
   build: (db: Executor, ...args: Args) => Compilable<Row>,
   placeholders: Args,
 ) {
-  const compiledFor = new WeakMap<Executor, CompiledQuery<Row>>();
+  // By the executor's adapter, which a database's transactions share with it: keyed by the
+  // executor, a query inside a transaction (a new executor each time) was compiled on every call.
+  const compiledFor = new WeakMap<object, CompiledQuery<Row>>();
   const statements = new WeakMap<BetterSqlite3.Database, BetterSqlite3.Statement>();
 
   const compile = (db: Executor): CompiledQuery<Row> => {
-    let compiled = compiledFor.get(db);
+    const adapter = db.getExecutor().adapter;
+    let compiled = compiledFor.get(adapter);
     if (!compiled) {
       compiled = build(db, ...placeholders).compile();
       if (compiled.parameters.length !== placeholders.length) {
@@ -31,7 +34,7 @@ export function prepared<Row, Args extends unknown[]>(
           `prepared query expects ${compiled.parameters.length} parameters, got ${placeholders.length}`,
         );
       }
-      compiledFor.set(db, compiled);
+      compiledFor.set(adapter, compiled);
     }
     return compiled;
   };

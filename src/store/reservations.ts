@@ -351,8 +351,15 @@ export async function deleteReservation(db: Executor, idReservation: number): Pr
  * transaction roll back) rather than leave the line behind.
  */
 export async function deleteClaimedReservation(db: Executor, idReservation: number): Promise<void> {
-  await db.deleteFrom('reservations').where('idReservation', '=', idReservation).execute();
+  await deleteOne(db, idReservation);
 }
+
+const deleteOne = preparedBySize(
+  (db: Executor, idReservation: number) =>
+    db.deleteFrom('reservations').where('idReservation', '=', idReservation).compile(),
+  () => 1,
+  (idReservation) => [idReservation],
+);
 
 /** Reservations past their expiry (a buyer's, or anyone's), oldest first. */
 export async function expiredReservations(
@@ -360,6 +367,9 @@ export async function expiredReservations(
   now: number,
   options: { idBuyer?: number; limit?: number } = {},
 ): Promise<Reservation[]> {
+  if (options.idBuyer !== undefined && options.limit === undefined) {
+    return (await expiredOfBuyer(db, now, options.idBuyer)).rows;
+  }
   let q = db.selectFrom('reservations').selectAll().where('expiresAt', '<=', now);
   if (options.idBuyer !== undefined) q = q.where('idBuyer', '=', options.idBuyer);
   return q
@@ -367,6 +377,21 @@ export async function expiredReservations(
     .limit(options.limit ?? 1000)
     .execute();
 }
+
+// Every checkout and cart change asks it for its buyer first.
+const expiredOfBuyer = preparedBySize(
+  (db: Executor, now: number, idBuyer: number) =>
+    db
+      .selectFrom('reservations')
+      .selectAll()
+      .where('expiresAt', '<=', now)
+      .where('idBuyer', '=', idBuyer)
+      .orderBy('expiresAt')
+      .limit(sql.lit(1000))
+      .compile(),
+  () => 1,
+  (now, idBuyer) => [now, idBuyer],
+);
 
 export async function sellerReservations(db: Executor, idSeller: number): Promise<Reservation[]> {
   return db.selectFrom('reservations').selectAll().where('idSeller', '=', idSeller).execute();
@@ -407,12 +432,19 @@ export async function buyerReservationHolding(
 export type PostalAddress = Omit<CartShippingAddressesTable, 'idUser'>;
 
 export async function cartShippingAddress(db: Executor, idBuyer: number): Promise<PostalAddress | undefined> {
-  return db
-    .selectFrom('cartShippingAddresses')
-    .select(['name', 'extra', 'street', 'zip', 'city', 'country'])
-    .where('idUser', '=', idBuyer)
-    .executeTakeFirst();
+  return (await shippingAddressRow(db, idBuyer)).rows[0];
 }
+
+const shippingAddressRow = preparedBySize(
+  (db: Executor, idBuyer: number) =>
+    db
+      .selectFrom('cartShippingAddresses')
+      .select(['name', 'extra', 'street', 'zip', 'city', 'country'])
+      .where('idUser', '=', idBuyer)
+      .compile(),
+  () => 1,
+  (idBuyer) => [idBuyer],
+);
 
 export async function putCartShippingAddress(db: Executor, idBuyer: number, a: PostalAddress): Promise<void> {
   await db

@@ -432,7 +432,15 @@ export type ArticleAttributeRow = Pick<
  */
 export async function deleteSoldOutArticles(db: Executor, idArticles: number[]): Promise<number> {
   if (idArticles.length === 0) return 0;
-  const result = await sql`delete from "articles"
-    where "idArticle" in (${sql.join(idArticles)}) and "count" = 0 and ${NOT_RESERVED}`.execute(db);
+  const result = await deleteSoldOut(db, idArticles);
   return Number(result.numAffectedRows ?? 0n);
 }
+
+// A checkout asks it of its hundred articles: the text is built once per number of articles.
+const deleteSoldOut = preparedBySize(
+  (db: Executor, idArticles: number[]) =>
+    sql`delete from "articles"
+      where "idArticle" in (${sql.join(idArticles)}) and "count" = 0 and ${NOT_RESERVED}`.compile(db),
+  (idArticles) => idArticles.length,
+  (idArticles) => idArticles,
+);
