@@ -1,5 +1,6 @@
 import { type Expression, type ExpressionBuilder, PostgresAdapter, type SqlBool, sql } from 'kysely';
 import {
+  ARTICLE_VALUE_COLUMNS,
   type ArticleView,
   articleViewJoins,
   articleViewOf,
@@ -210,18 +211,7 @@ type Packed = [idArticle: number, ...rest: unknown[]];
 const ARTICLE_COLUMNS = [
   'idArticle',
   'idUser',
-  'idProduct',
-  'idLanguage',
-  'comments',
-  'price',
-  'condition',
-  'isFoil',
-  'isSigned',
-  'isAltered',
-  'isPlayset',
-  'isFirstEd',
-  'isReverseHolo',
-  'count',
+  ...ARTICLE_VALUE_COLUMNS,
   'createdAt',
   'lastEdited',
 ] as const satisfies ReadonlyArray<keyof Article>;
