@@ -11,8 +11,9 @@ const MIN_LENGTH = 8192;
 const SLACK = 256;
 // V8 answers this at once for a string it stores one byte per character.
 // eslint-disable-next-line no-control-regex -- every character beyond Latin-1
-const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;
-const HIGH_BITS = 0x80808080 | 0;
+export const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;
+/** The high bit of each byte of a word: a word of ASCII has none of them. */
+export const HIGH_BITS = 0x80808080 | 0;
 
 export function utf8Bytes(text: string): Buffer {
   const n = text.length;
@@ -31,15 +32,24 @@ export function utf8Bytes(text: string): Buffer {
   }
   if (at.length === 0) return latin1.subarray(0, n);
   if (at.length > SLACK) return Buffer.from(text, 'utf8');
+  return latin1.subarray(0, widenLatin1(latin1, at, n));
+}
+
+/**
+ * Turns the Latin-1 bytes of `bytes` up to `end` into UTF-8 in place: each byte at the ascending
+ * positions `wide` (those of 0x80 and above) becomes its two UTF-8 bytes. The buffer needs room for
+ * `wide.length` more bytes after `end`; returns the new end.
+ */
+export function widenLatin1(bytes: Uint8Array, wide: readonly number[], end: number): number {
   // From the last one back, each run moves right by the bytes the characters before it gain.
-  let end = n;
-  for (let k = at.length; k > 0; k--) {
-    const i = at[k - 1]!;
-    const c = latin1[i]!;
-    latin1.copyWithin(i + 1 + k, i + 1, end);
-    latin1[i + k - 1] = 0xc0 | (c >> 6);
-    latin1[i + k] = 0x80 | (c & 0x3f);
-    end = i;
+  let runEnd = end;
+  for (let k = wide.length; k > 0; k--) {
+    const i = wide[k - 1]!;
+    const c = bytes[i]!;
+    bytes.copyWithin(i + 1 + k, i + 1, runEnd);
+    bytes[i + k - 1] = 0xc0 | (c >> 6);
+    bytes[i + k] = 0x80 | (c & 0x3f);
+    runEnd = i;
   }
-  return latin1.subarray(0, n + at.length);
+  return end + wide.length;
 }

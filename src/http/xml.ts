@@ -1,5 +1,6 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { badRequest } from '../errors.js';
+import { BEYOND_LATIN1, HIGH_BITS, widenLatin1 } from './utf8.js';
 
 /**
  * A response tree is what mappers produce and both formats render: objects are elements in key
@@ -172,9 +173,6 @@ function room(most: number, at: number): void {
   }
 }
 
-// eslint-disable-next-line no-control-regex -- every character beyond Latin-1
-const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;
-const HIGH_BITS = 0x80808080 | 0;
 /** Texts shorter than this are encoded by Node at once: too short to gain from the Latin-1 copy. */
 const LATIN1_MIN = 256;
 /** Where `put` found characters beyond ASCII, reused by every call. */
@@ -216,17 +214,7 @@ function put(text: string, at: number): number {
   if (k === 0) return end;
   // Many: Node's own way, over what was copied.
   if (k > 64) return at + scratch.write(text, at);
-  // From the last one back, each run moves right by the bytes the characters before it gain.
-  let runEnd = end;
-  for (let j = k; j > 0; j--) {
-    const i = wide[j - 1]!;
-    const c = scratch[i]!;
-    scratch.copyWithin(i + 1 + j, i + 1, runEnd);
-    scratch[i + j - 1] = 0xc0 | (c >> 6);
-    scratch[i + j] = 0x80 | (c & 0x3f);
-    runEnd = i;
-  }
-  return end + k;
+  return widenLatin1(scratch, wide, end);
 }
 
 /** Copies `bytes` into `scratch` at `at`. */
