@@ -69,10 +69,18 @@ async function requirePartner(db: Executor, viewer: number, idPartner: number): 
   return partner;
 }
 
-/** Marks the page's received unread messages read; one statement, so atomic on its own. */
-async function markReceivedRead(db: Executor, viewer: number, messages: ThreadMessage[]): Promise<void> {
-  const seqs = messages.filter((m) => m.idReceiver === viewer && m.unread === 1).map((m) => m.seq);
-  await markRead(db, viewer, seqs);
+/**
+ * Marks the page's received unread messages read; one statement, so atomic on its own. A page with
+ * none (a thread polled again) costs no statement and nothing to await.
+ */
+function markReceivedRead(
+  db: Executor,
+  viewer: number,
+  messages: ThreadMessage[],
+): Promise<void> | undefined {
+  let seqs: number[] | undefined;
+  for (const m of messages) if (m.idReceiver === viewer && m.unread === 1) (seqs ??= []).push(m.seq);
+  return seqs && markRead(db, viewer, seqs);
 }
 
 export interface ThreadOverview {
@@ -120,7 +128,8 @@ export async function readThread(
     let unreadMessages = 0;
     for (const m of first) if (m.idReceiver === viewer && m.unread === 1) unreadMessages++;
     const messages = shown(page, first.length) ? first : [];
-    await markReceivedRead(db, viewer, messages);
+    const marking = markReceivedRead(db, viewer, messages);
+    if (marking) await marking;
     return { total: first.length, thread: { partner, messages, unreadMessages } };
   }
   const { total, unread: unreadMessages } = await threadStats(db, viewer, idPartner);

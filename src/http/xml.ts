@@ -85,6 +85,23 @@ export class CompiledTree<T extends object = Tree> {
   }
 }
 
+/**
+ * A list whose elements a writer compiled for their schema writes straight from the entities it
+ * holds (a thread's page of messages): `write` gives an element's children, byte for byte what
+ * the generic walk gives for the tree `map` makes of it; JSON writes those trees. The XML of the
+ * whole list is one text, encoded at once, without a tree and a text per element first.
+ */
+export class CompiledList<T> {
+  constructor(
+    readonly items: readonly T[],
+    readonly map: (item: T) => unknown,
+    readonly write: (item: T) => string,
+  ) {}
+  toJSON(): unknown[] {
+    return this.items.map((item) => this.map(item));
+  }
+}
+
 /** An element's opening, closing and empty tags. */
 type Tags = readonly [open: string, close: string, empty: string];
 
@@ -135,6 +152,11 @@ function writeValue(name: string, value: unknown): string {
     return out;
   }
   if (value instanceof CompiledTree) return tags[0] + value.write(value.tree) + tags[1];
+  if (value instanceof CompiledList) {
+    let out = '';
+    for (const item of value.items) out += tags[0] + value.write(item) + tags[1];
+    return out;
+  }
   if (value instanceof SharedTree)
     return tags[0] + (value.xml ??= joined(writeChildren(value.tree))) + tags[1];
   const v = value as { toJSON?: () => unknown; toXml?: () => string };

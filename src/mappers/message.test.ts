@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CompiledTree, toXml } from '../http/xml.js';
-import { mapMessage, messageXml } from './message.js';
+import { CompiledList, toXml, toXmlBuffer } from '../http/xml.js';
+import { mapMessage, storedMessageXml } from './message.js';
 
 describe('message XML', () => {
-  it('writes a message compiled as the generic writer writes its tree, in both formats', () => {
+  it('writes a list of stored messages as the generic writer writes their trees, in both formats', () => {
     const texts = ['Hello', '', 'a < b & c > d', 'Grüße \u0001 \u{1F600}', ' spaced '];
     for (const text of texts) {
       for (const [idSender, unread] of [
@@ -13,21 +13,24 @@ describe('message XML', () => {
         [2, 0],
         [2, 1],
       ] as const) {
-        const mapped = mapMessage(
-          {
-            seq: 3,
-            idMessage: '0123456789abcdef01234567',
-            idSender,
-            idReceiver: 3 - idSender,
-            text,
-            date: 1_700_000_000_000,
-            unread,
-          },
-          1,
+        const message = {
+          seq: 3,
+          idMessage: '0123456789abcdef01234567',
+          idSender,
+          idReceiver: 3 - idSender,
+          text,
+          date: 1_700_000_000_000,
+          unread,
+        };
+        const mapped = mapMessage(message, 1);
+        const compiled = new CompiledList(
+          [message, message],
+          (m) => mapMessage(m, 1),
+          (m) => storedMessageXml(m, 1),
         );
-        const compiled = new CompiledTree(mapped, messageXml);
-        assert.equal(toXml({ message: [compiled, compiled] }), toXml({ message: [mapped, mapped] }));
-        assert.equal(JSON.stringify({ message: [compiled] }), JSON.stringify({ message: [mapped] }));
+        assert.equal(toXml({ message: compiled }), toXml({ message: [mapped, mapped] }));
+        assert.deepEqual(toXmlBuffer({ message: compiled }), toXmlBuffer({ message: [mapped, mapped] }));
+        assert.equal(JSON.stringify({ message: compiled }), JSON.stringify({ message: [mapped, mapped] }));
       }
     }
   });

@@ -19,6 +19,14 @@ export function prepared<Row, Args extends unknown[]>(
   build: (db: Executor, ...args: Args) => Compilable<Row>,
   placeholders: Args,
 ) {
+  return preparedRows(build, placeholders, undefined);
+}
+
+function preparedRows<Row, Args extends unknown[]>(
+  build: (db: Executor, ...args: Args) => Compilable<Row>,
+  placeholders: Args,
+  first: string | undefined,
+) {
   // By the executor's adapter, which a database's transactions share with it: keyed by the
   // executor, a query inside a transaction (a new executor each time) was compiled on every call.
   const compiledFor = new WeakMap<object, CompiledQuery<Row>>();
@@ -46,13 +54,39 @@ export function prepared<Row, Args extends unknown[]>(
       let stmt = statements.get(raw);
       if (!stmt) {
         stmt = raw.prepare(compiled.sql);
+        if (first !== undefined) {
+          if (stmt.columns()[0]?.name !== first)
+            throw new Error(`the first column is not ${first}: ${compiled.sql}`);
+          stmt.pluck(true);
+        }
         statements.set(raw, stmt);
       }
+      if (first !== undefined) return stmt.all(args) as Row[];
       return rowsOf<Row>(stmt, args);
     }
     const result = await db.executeQuery<Row>(CompiledQuery.raw(compiled.sql, args));
-    return result.rows;
+    return first === undefined
+      ? result.rows
+      : result.rows.map((r) => (r as Record<string, unknown>)[first] as Row);
   };
+}
+
+/**
+ * A `prepared` read that gives each row's first column alone (`first` names it: a packed text, with
+ * the columns after it there only for the statement's ORDER BY). better-sqlite3 then hands over one
+ * value per row (`pluck`) without an array per row to fill through V8's API: a thread's page of
+ * 40 messages read a third faster than as two columns.
+ */
+export function preparedFirst<Value, Args extends unknown[]>(
+  build: (db: Executor, ...args: Args) => Compilable<unknown>,
+  placeholders: Args,
+  first: string,
+): (db: Executor, ...args: Args) => Promise<Value[]> {
+  return preparedRows<Value, Args>(
+    build as (db: Executor, ...args: Args) => Compilable<Value>,
+    placeholders,
+    first,
+  );
 }
 
 /**
