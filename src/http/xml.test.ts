@@ -83,13 +83,22 @@ describe('XML writer', () => {
       {},
       { a: presentList([]), b: [], c: null, d: '', e: undefined, f: 'é' },
       { article: [1, 2, 3].map((n) => ({ n, seller: shared, text: '😀'.repeat(n) })), total: 3 },
-      // Past the first buffer (256 kB), in one element and over many.
+      // Past the first buffer (64 kB), in one element and over many.
       { big: 'ü'.repeat(200_000) },
       { item: Array.from({ length: 5_000 }, (_, n) => ({ n, text: `Straße ${n} 🂡`.repeat(10) })) },
     ];
     for (const tree of trees) {
       assert.ok(toXmlBuffer(tree).equals(Buffer.from(toXml(tree), 'utf8')));
     }
+  });
+  it('leaves every answer it handed out as it was, whatever it writes after', () => {
+    const answers: [Buffer, string][] = [];
+    for (let n = 0; n < 400; n++) {
+      // Short and long answers, some past the buffer they start in, some larger than any buffer yet.
+      const tree = { n, text: `${n} é 😀 `.repeat(n % 7 === 0 ? n * 40 : n) };
+      answers.push([toXmlBuffer(tree), toXml(tree)]);
+    }
+    for (const [bytes, text] of answers) assert.ok(bytes.equals(Buffer.from(text, 'utf8')));
   });
   it('writes Latin-1 characters at every position and alignment as the UTF-8 bytes of the text', () => {
     const base = 'a'.repeat(300);

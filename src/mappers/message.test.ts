@@ -5,8 +5,8 @@ import { mapMessage, storedMessageXml } from './message.js';
 
 describe('message XML', () => {
   it('writes a list of stored messages as the generic writer writes their trees, in both formats', () => {
-    const texts = ['Hello', '', 'a < b & c > d', 'Grüße \u0001 \u{1F600}', ' spaced '];
-    for (const text of texts) {
+    const texts = ['Hello', '', 'a < b & c > d', 'Grüße \u0001 \u{1F600}', ' spaced ', '\u0001', '\uFFFE'];
+    for (const [i, text] of texts.entries()) {
       for (const [idSender, unread] of [
         [1, 0],
         [1, 1],
@@ -15,7 +15,7 @@ describe('message XML', () => {
       ] as const) {
         const message = {
           seq: 3,
-          idMessage: '0123456789abcdef01234567',
+          idMessage: ['0123456789abcdef01234567', '', 'a<b&c'][i % 3]!,
           idSender,
           idReceiver: 3 - idSender,
           text,
@@ -24,6 +24,7 @@ describe('message XML', () => {
         };
         const mapped = mapMessage(message, 1);
         const compiled = new CompiledList(
+          'message',
           [message, message],
           (m) => mapMessage(m, 1),
           (m) => storedMessageXml(m, 1),
@@ -31,6 +32,8 @@ describe('message XML', () => {
         assert.equal(toXml({ message: compiled }), toXml({ message: [mapped, mapped] }));
         assert.deepEqual(toXmlBuffer({ message: compiled }), toXmlBuffer({ message: [mapped, mapped] }));
         assert.equal(JSON.stringify({ message: compiled }), JSON.stringify({ message: [mapped, mapped] }));
+        // Under another name, as the trees it stands for.
+        assert.equal(toXml({ other: compiled }), toXml({ other: [mapped, mapped] }));
       }
     }
   });

@@ -2,7 +2,7 @@ import type { ThreadView } from '../domain/messages.js';
 import type { ThreadMessage } from '../store/messages.js';
 import { type Static, Type } from '@sinclair/typebox';
 import { mapUser, UserSchema } from './user.js';
-import { CompiledList } from '../http/xml.js';
+import { CompiledList, xmlText } from '../http/xml.js';
 import { boolXml, tag, textXml } from './compiled-xml.js';
 import { bool, BoolSchema, link, LinksSchema, timestamp, TimestampSchema } from './values.js';
 
@@ -58,21 +58,38 @@ const M = {
 };
 
 /**
- * A message's XML children as the generic writer writes `mapMessage(message, viewer)`, written
- * straight from the stored message (a thread writes up to a hundred) without the mapped tree, its
- * walk over the keys and a lookup of each name's tags (`message.test.ts` compares them).
+ * A message element as the generic writer writes `mapMessage(message, viewer)`, written straight
+ * from the stored message (a thread writes up to a hundred) without the mapped tree, its walk over
+ * the keys and a lookup of each name's tags, and in few pieces: the tags between two values are
+ * one text (`message.test.ts` compares them).
  */
 export function storedMessageXml(message: ThreadMessage, viewer: number): string {
   const isSending = message.idSender === viewer;
+  const unread = !isSending && bool(message.unread);
+  const { idMessage, text } = message;
+  // Digits, dashes, colons, `T` and the offset's sign: nothing to escape.
+  const date = timestamp(message.date);
+  if (idMessage === '' || text === '') {
+    return (
+      '<message>' +
+      textXml(M.idMessage, idMessage) +
+      boolXml(M.isSending, isSending) +
+      `<date>${date}</date>` +
+      textXml(M.text, text) +
+      boolXml(M.unread, unread) +
+      '</message>'
+    );
+  }
   return (
-    textXml(M.idMessage, message.idMessage) +
-    boolXml(M.isSending, isSending) +
-    // Digits, dashes, colons, `T` and the offset's sign: nothing to escape.
-    '<date>' +
-    timestamp(message.date) +
-    '</date>' +
-    textXml(M.text, message.text) +
-    boolXml(M.unread, !isSending && bool(message.unread))
+    '<message><idMessage>' +
+    xmlText(idMessage) +
+    (isSending
+      ? '</idMessage><isSending>true</isSending><date>'
+      : '</idMessage><isSending>false</isSending><date>') +
+    date +
+    '</date><text>' +
+    xmlText(text) +
+    (unread ? '</text><unread>true</unread></message>' : '</text><unread>false</unread></message>')
   );
 }
 
@@ -95,6 +112,7 @@ export function mapThread(thread: ThreadView, viewer: number, form: 'overview' |
         ? thread.messages[0] && mapMessage(thread.messages[0], viewer)
         : // Typed as the list it stands for, which both formats render it as.
           (new CompiledList(
+            'message',
             thread.messages,
             (m) => mapMessage(m, viewer),
             (m) => storedMessageXml(m, viewer),
