@@ -1,8 +1,8 @@
 import type { ThreadView } from '../domain/messages.js';
 import type { ThreadMessage } from '../store/messages.js';
 import { type Static, Type } from '@sinclair/typebox';
-import { mapUser, UserSchema } from './user.js';
-import { CompiledList, xmlText } from '../http/xml.js';
+import { type ApiUser, mapUser, UserSchema, userXml } from './user.js';
+import { CompiledList, CompiledTree, xmlText } from '../http/xml.js';
 import { boolXml, tag, textXml } from './compiled-xml.js';
 import { bool, BoolSchema, link, LinksSchema, timestamp, TimestampSchema } from './values.js';
 
@@ -105,8 +105,12 @@ export function threadLinks(idPartner: number) {
  * latest message, as a single element; a thread itself lists its messages (an array in JSON).
  */
 export function mapThread(thread: ThreadView, viewer: number, form: 'overview' | 'thread'): MessageThread {
+  const partner = thread.partner;
   return {
-    partner: mapUser(thread.partner, 'public'),
+    // Typed as the tree it stands for, which both formats render it as.
+    partner: new CompiledTree(mapUser(partner, 'public'), () =>
+      userXml(partner, 'public'),
+    ) as unknown as ApiUser,
     message:
       form === 'overview'
         ? thread.messages[0] && mapMessage(thread.messages[0], viewer)

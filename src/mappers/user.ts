@@ -100,15 +100,17 @@ const T = {
   soldItems: tag('soldItems'),
   avgShippingTime: tag('avgShippingTime'),
   onVacation: tag('onVacation'),
+  country: tag('country'),
 };
 
 /**
- * The XML children of `mapUser(user, 'counterparty')`, written straight from the user (a page of
- * 100 orders writes a hundred buyers): byte for byte what the generic writer gives for that tree
- * (`order.test.ts` compares them).
+ * The XML children of `mapUser(user, context)`, written straight from the user (a page of 100
+ * orders writes a hundred buyers, every thread its partner): byte for byte what the generic writer
+ * gives for that tree (`order.test.ts` and `user.test.ts` compare them).
  */
-export function counterpartyXml(user: ShownUser): string {
+export function userXml(user: ShownUser, context: UserContext): string {
   const id = user.idUser;
+  const full = context === 'counterparty';
   return (
     intXml(T.idUser, id) +
     textXml(T.username, user.username) +
@@ -118,12 +120,14 @@ export function counterpartyXml(user: ShownUser): string {
     '<name>' +
     textXml(T.company, user.company) +
     textXml(T.firstName, user.firstName) +
-    textXml(T.lastName, user.lastName) +
-    '</name><address>' +
-    addressXml(user.addressName, user.addressExtra, user.street, user.zip, user.city, user.country) +
-    '</address>' +
-    textXml(T.phone, user.phoneNumber) +
-    textXml(T.email, user.email) +
+    (full
+      ? textXml(T.lastName, user.lastName) +
+        '</name><address>' +
+        addressXml(user.addressName, user.addressExtra, user.street, user.zip, user.city, user.country) +
+        '</address>' +
+        textXml(T.phone, user.phoneNumber) +
+        textXml(T.email, user.email)
+      : '</name><address>' + textXml(T.country, user.country) + '</address><phone/><email/>') +
     textXml(T.vat, user.vat) +
     textXml(T.legalInformation, user.legalInformation) +
     intXml(T.riskGroup, user.riskGroup) +
@@ -141,3 +145,6 @@ export function counterpartyXml(user: ShownUser): string {
       : xmlElement('links', [link('self', `/users/${id}`), link('articles', `/users/${id}/articles`)]))
   );
 }
+
+/** `userXml(user, 'counterparty')`. */
+export const counterpartyXml = (user: ShownUser): string => userXml(user, 'counterparty');

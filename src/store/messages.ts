@@ -115,35 +115,38 @@ export async function countUnreadFrom(db: Executor, viewer: number, partner: num
 export type ThreadMessage = Omit<Message, 'senderDeleted' | 'receiverDeleted'>;
 
 /**
- * A thread's message as one text, `seq|idSender|idReceiver|date|unread|idMessage|text` (the text
- * last, so it may hold any character), with `seq` beside it only for the union's ORDER BY and not
- * read (`preparedFirst`): better-sqlite3 hands each value of a row to JavaScript through a slow call
- * of V8's API, which made the seven columns of a page of messages cost more than reading them, and
+ * A thread's message as one text, `seq|sent|date|unread|idMessage|text` (the text last, so it may
+ * hold any character; `sent` 1 for what the viewer sent, 0 for what they received, which says who
+ * the sender and the receiver are), with `seq` beside it only for the union's ORDER BY and not read
+ * (`preparedFirst`): better-sqlite3 hands each value of a row to JavaScript through a slow call of
+ * V8's API, which made the seven columns of a page of messages cost more than reading them, and
  * two columns a row still a third more than one. `concat_ws` builds the text at once (a chain of
  * `||` copied it again for every column). The same text on both dialects (both write numbers as
  * their digits).
  */
-const PACKED_COLUMNS = ['seq', 'idSender', 'idReceiver', 'date', 'unread', 'idMessage', 'text'] as const;
-const THREAD_COLUMNS = [
-  sql<string>`concat_ws('|', ${sql.join(PACKED_COLUMNS.map((c) => sql.ref(c)))})`.as('packed'),
-  'seq',
-] as const;
+const threadColumns = (sent: 0 | 1) =>
+  [
+    sql<string>`concat_ws('|', ${sql.ref('seq')}, ${sql.lit(sent)}, ${sql.join(
+      ['date', 'unread', 'idMessage', 'text'].map((c) => sql.ref(c)),
+    )})`.as('packed'),
+    'seq',
+  ] as const;
 
-function unpackMessage(packed: string): ThreadMessage {
+function unpackMessage(packed: string, viewer: number, partner: number): ThreadMessage {
   const a = packed.indexOf('|');
   const b = packed.indexOf('|', a + 1);
   const c = packed.indexOf('|', b + 1);
   const d = packed.indexOf('|', c + 1);
   const e = packed.indexOf('|', d + 1);
-  const f = packed.indexOf('|', e + 1);
+  const sent = packed.charCodeAt(a + 1) === 49; /* 1 */
   return {
     seq: integerAt(packed, 0, a),
-    idMessage: packed.slice(e + 1, f),
-    idSender: integerAt(packed, a + 1, b),
-    idReceiver: integerAt(packed, b + 1, c),
-    text: packed.slice(f + 1),
-    date: integerAt(packed, c + 1, d),
-    unread: integerAt(packed, d + 1, e),
+    idMessage: packed.slice(d + 1, e),
+    idSender: sent ? viewer : partner,
+    idReceiver: sent ? partner : viewer,
+    text: packed.slice(e + 1),
+    date: integerAt(packed, b + 1, c),
+    unread: integerAt(packed, c + 1, d),
   };
 }
 
@@ -154,14 +157,14 @@ const threadPageQuery = preparedFirst<
   (db, viewer, partner, p2, v2, limit, offset) =>
     db
       .selectFrom('messages')
-      .select(THREAD_COLUMNS)
+      .select(threadColumns(1))
       .where('idSender', '=', viewer)
       .where('idReceiver', '=', partner)
       .where('senderDeleted', '=', sql.lit(0))
       .unionAll(
         db
           .selectFrom('messages')
-          .select(THREAD_COLUMNS)
+          .select(threadColumns(0))
           .where('idSender', '=', p2)
           .where('idReceiver', '=', v2)
           .where('receiverDeleted', '=', sql.lit(0)),
@@ -183,7 +186,7 @@ export async function threadPage(
 ): Promise<ThreadMessage[]> {
   const rows = await threadPageQuery(db, viewer, partner, partner, viewer, limit, offset);
   const messages = new Array<ThreadMessage>(rows.length);
-  for (let i = 0; i < rows.length; i++) messages[i] = unpackMessage(rows[i]!);
+  for (let i = 0; i < rows.length; i++) messages[i] = unpackMessage(rows[i]!, viewer, partner);
   return messages;
 }
 
