@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { type Database, type Executor, openDatabase } from './db.js';
-import { preparedBySize } from './prepared.js';
+import { preparedBySize, preparedFirst } from './prepared.js';
 
 const read = preparedBySize(
   (db: Executor, ids: number[]) =>
@@ -77,5 +77,33 @@ describe('preparedBySize reads on better-sqlite3 directly', () => {
       assert.deepEqual((await read(tx, [4])).rows, [{ id: 4, v: 'four' }]);
     });
     assert.deepEqual((await read(database.db, [4])).rows, [{ id: 4, v: 'four' }]);
+  });
+});
+
+const firstOf = preparedFirst<string, [from: number]>(
+  (db, from) =>
+    db
+      .selectFrom('t' as never)
+      .select([sql<string>`v || '!'`.as('shown'), 'id' as never])
+      .where('id' as never, '>=', from as never)
+      .orderBy('id' as never),
+  [0],
+  'shown',
+);
+
+describe('preparedFirst', () => {
+  let database: Database;
+
+  before(async () => {
+    database = openDatabase(':memory:');
+    await sql`create table t (id integer primary key, v text)`.execute(database.db);
+    await sql`insert into t values (1, 'one'), (2, 'two')`.execute(database.db);
+  });
+  after(() => database.close());
+
+  it('gives the first column of each row, on better-sqlite3 directly and inside a transaction alike', async () => {
+    assert.deepEqual(await firstOf(database.db, 1), ['one!', 'two!']);
+    assert.deepEqual(await firstOf(database.db, 2), ['two!']);
+    assert.deepEqual(await database.transaction((tx) => firstOf(tx, 1)), ['one!', 'two!']);
   });
 });
