@@ -134,7 +134,8 @@ const threadColumns = (sent: 0 | 1) =>
 
 function unpackMessage(packed: string, viewer: number, partner: number): ThreadMessage {
   const a = packed.indexOf('|');
-  const b = packed.indexOf('|', a + 1);
+  // `sent` is one digit.
+  const b = a + 2;
   const c = packed.indexOf('|', b + 1);
   const d = packed.indexOf('|', c + 1);
   const e = packed.indexOf('|', d + 1);
