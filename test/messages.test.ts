@@ -4,6 +4,7 @@ import { createAccessToken, createApp } from '../src/auth/apps.js';
 import { sendMessage } from '../src/domain/messages.js';
 import { sendSystemMessage, systemAccountId } from '../src/domain/system-messages.js';
 import type { User } from '../src/store/schema.js';
+import { updateUser } from '../src/store/users.js';
 import {
   ApiClient,
   countRows,
@@ -403,6 +404,21 @@ for (const dialect of DIALECTS) {
         [...xml.text.matchAll(/<text>([^<]*)<\/text>/g)].map((m) => m[1]),
         texts, // sent as XML, so written back the same
       );
+    });
+
+    it('shows the partner as stored, whatever their texts hold (read packed, the separator too)', async () => {
+      const ann = await createTestClient(server);
+      const ben = await createTestClient(server);
+      await updateUser(server.services.database.db, ben.user.idUser, {
+        company: 'x|y',
+        legalInformation: 'a\u001fb',
+      });
+      const res = await ann.api.post(`/account/messages/${ben.user.idUser}`, send('hi'));
+      assert.equal(res.status, 200, res.text);
+      const thread = await ann.api.get(`/account/messages/${ben.user.idUser}`, { json: true });
+      assert.equal(thread.status, 200, thread.text);
+      assert.equal(thread.json.partner.name.company, 'x|y');
+      assert.equal(thread.json.partner.legalInformation, 'a\u001fb');
     });
 
     it('paginates the thread list too, most recently active first', async () => {
