@@ -61,7 +61,15 @@ describe('the account written by its compiled XML writer', () => {
   const counters = { articlesInShoppingCart: 3, unreadMessages: 0, unpaidAmount: 999 };
   const views = [
     base,
-    { ...base, maySell: 0, onVacation: 1, isActivated: 0, vat: 'DE123', addressExtra: 'c/o x', bic: 'COBADEFF' },
+    {
+      ...base,
+      maySell: 0,
+      onVacation: 1,
+      isActivated: 0,
+      vat: 'DE123',
+      addressExtra: 'c/o x',
+      bic: 'COBADEFF',
+    },
     { ...base, username: '', lossPercentage: '', email: '', moneyBalance: 0, bonusBalance: 0 },
   ].map((user) => ({ user, counters }) as unknown as AccountView);
 
