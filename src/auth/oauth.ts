@@ -99,13 +99,39 @@ export function parseAuthorizationHeader(header: string): OAuthHeader {
       if (skipSpaces(header, pos) === n) break;
       throw new OAuthHeaderError('The OAuth Authorization header is not a list of name="value" pairs.');
     }
-    const name = percentDecode(header.slice(nameStart, nameEnd));
+    const name = knownName(header, nameStart, nameEnd) ?? percentDecode(header.slice(nameStart, nameEnd));
     if (params.has(name) && name.startsWith('oauth_')) {
       throw new OAuthHeaderError(`The OAuth parameter ${name} appears more than once.`);
     }
     params.set(name, percentDecode(value));
   }
   return { params };
+}
+
+/**
+ * The header's usual names, by length: a name sent as one of them is taken as that constant
+ * instead of a slice of the header, so the map stores and finds it without hashing or comparing
+ * another copy, and nothing is allocated for it.
+ */
+const KNOWN_NAMES = new Map<number, string[]>();
+for (const name of [
+  'realm',
+  'oauth_consumer_key',
+  'oauth_token',
+  'oauth_nonce',
+  'oauth_timestamp',
+  'oauth_signature_method',
+  'oauth_signature',
+  'oauth_version',
+]) {
+  KNOWN_NAMES.set(name.length, [...(KNOWN_NAMES.get(name.length) ?? []), name]);
+}
+
+function knownName(header: string, start: number, end: number): string | undefined {
+  const candidates = KNOWN_NAMES.get(end - start);
+  if (candidates === undefined) return undefined;
+  for (const name of candidates) if (header.startsWith(name, start)) return name;
+  return undefined;
 }
 
 const EQUALS = 0x3d;
@@ -258,8 +284,9 @@ export class SigningKey {
     }
     this.innerPad.copy(SCRATCH, 0);
     const end = SHA1_BLOCK + SCRATCH.write(text, SHA1_BLOCK, 'utf8');
-    const inner = hash('sha1', SCRATCH.subarray(0, end), 'buffer');
-    inner.copy(this.outer, SHA1_BLOCK);
+    // The inner digest as a `binary` (Latin-1) string, a byte per character: a Buffer would be a new
+    // ArrayBuffer and its backing store per call.
+    this.outer.write(hash('sha1', SCRATCH.subarray(0, end), 'binary'), SHA1_BLOCK, 'latin1');
     return hash('sha1', this.outer, 'base64');
   }
 }
