@@ -6,7 +6,7 @@ import type { Services } from '../services.js';
 import { credentialState, findAccessToken, findAppByTokenHash } from '../store/apps.js';
 import type { AppKind } from '../store/schema.js';
 import { accessTokenCredential, appCredential } from './apps.js';
-import { type CachedToken, cacheApp, cachedApp, cachedToken, cacheToken } from './cache.js';
+import { type CachedApp, type CachedToken, cacheApp, cachedApp, cachedToken, cacheToken } from './cache.js';
 import { hashToken } from './credentials.js';
 import {
   OAuthHeaderError,
@@ -137,18 +137,20 @@ export async function authenticate(
   const now = services.wallClock.now();
   const appToken = params.get('oauth_consumer_key')!;
   let appEntry = cachedApp(appToken, now);
-  const appFromCache = appEntry !== undefined;
+  let appFromCache = appEntry !== undefined;
   if (!appEntry) {
-    const found = await findAppByTokenHash(db, hashToken(appToken));
-    if (found) {
-      const secret = appCredential(services.serverKey, found).secret;
-      appEntry = {
-        app: found,
-        checkedAt: credentialsVersion,
-        secret,
-        widgetKey: new SigningKey(signingKey(secret, '')),
-      };
-      cacheApp(appToken, appEntry, now);
+    const running = appLookups.get(appToken);
+    if (running) {
+      appEntry = await running;
+      appFromCache = true;
+    } else {
+      const lookup = lookUpApp(services, appToken, credentialsVersion, now);
+      appLookups.set(appToken, lookup);
+      try {
+        appEntry = await lookup;
+      } finally {
+        appLookups.delete(appToken);
+      }
     }
   }
   if (!appEntry) throw unauthorized('Unknown app token (oauth_consumer_key).', { code: 'unknown_app_token' });
@@ -164,15 +166,19 @@ export async function authenticate(
     tokenEntry = cachedToken(app.idApp, tokenValue, now);
     tokenFromCache = tokenEntry !== undefined;
     if (!tokenEntry) {
-      const found = await findAccessToken(db, app.idApp, hashToken(tokenValue));
-      if (found) {
-        const tokenSecret = accessTokenCredential(services.serverKey, found).secret;
-        tokenEntry = {
-          token: found,
-          checkedAt: credentialsVersion,
-          key: new SigningKey(signingKey(appEntry.secret, tokenSecret)),
-        };
-        cacheToken(app.idApp, tokenValue, tokenEntry, now);
+      const lookupKey = `${app.idApp}:${tokenValue}`;
+      const running = tokenLookups.get(lookupKey);
+      if (running) {
+        tokenEntry = await running;
+        tokenFromCache = true;
+      } else {
+        const lookup = lookUpToken(services, appEntry, tokenValue, credentialsVersion, now);
+        tokenLookups.set(lookupKey, lookup);
+        try {
+          tokenEntry = await lookup;
+        } finally {
+          tokenLookups.delete(lookupKey);
+        }
       }
     }
   }
@@ -288,6 +294,55 @@ export async function authenticate(
     auth.appToken = appToken;
   }
   return auth;
+}
+
+/**
+ * Lookups of credentials missing from the cache, while they run, by token as sent: the requests in
+ * flight when an entry expires (every connection of a busy client) wait for one query and one
+ * derivation of the secrets instead of each making its own. A request that waited for another's
+ * lookup takes the entry as a cached one: checked against its own credentials version, since the
+ * row may have been read before that version.
+ */
+const appLookups = new Map<string, Promise<CachedApp | undefined>>();
+const tokenLookups = new Map<string, Promise<CachedToken | undefined>>();
+
+async function lookUpApp(
+  services: Services,
+  appToken: string,
+  credentialsVersion: string,
+  now: number,
+): Promise<CachedApp | undefined> {
+  const found = await findAppByTokenHash(services.database.db, hashToken(appToken));
+  if (!found) return undefined;
+  const secret = appCredential(services.serverKey, found).secret;
+  const entry: CachedApp = {
+    app: found,
+    checkedAt: credentialsVersion,
+    secret,
+    widgetKey: new SigningKey(signingKey(secret, '')),
+  };
+  cacheApp(appToken, entry, now);
+  return entry;
+}
+
+async function lookUpToken(
+  services: Services,
+  appEntry: CachedApp,
+  tokenValue: string,
+  credentialsVersion: string,
+  now: number,
+): Promise<CachedToken | undefined> {
+  const idApp = appEntry.app.idApp;
+  const found = await findAccessToken(services.database.db, idApp, hashToken(tokenValue));
+  if (!found) return undefined;
+  const tokenSecret = accessTokenCredential(services.serverKey, found).secret;
+  const entry: CachedToken = {
+    token: found,
+    checkedAt: credentialsVersion,
+    key: new SigningKey(signingKey(appEntry.secret, tokenSecret)),
+  };
+  cacheToken(idApp, tokenValue, entry, now);
+  return entry;
 }
 
 /**
