@@ -95,8 +95,9 @@ export async function authenticate(
     );
   }
   let params: Map<string, string>;
+  let oauthParams: Array<[string, string]>;
   try {
-    params = parseAuthorizationHeader(header).params;
+    ({ params, oauthParams } = parseAuthorizationHeader(header));
   } catch (err) {
     if (err instanceof OAuthHeaderError) throw unauthorized(err.message, { code: 'malformed_header' });
     throw err;
@@ -255,10 +256,6 @@ export async function authenticate(
 
   const { origin, basePath } = publicOrigin(request, services.config);
   const { path, query } = rawPathAndQuery(request);
-  const oauthParams: Array<[string, string]> = [];
-  params.forEach((v, k) => {
-    if (k.startsWith('oauth_') && k !== 'oauth_signature') oauthParams.push([k, v]);
-  });
   const signed = { method: request.method, origin, path: basePath + path, rawQuery: query, oauthParams };
   const result = verifySignature(signed, params.get('oauth_signature')!, key);
   if (!result.ok) {

@@ -250,3 +250,18 @@ describe('SigningKey', () => {
     }
   });
 });
+
+describe('OAuth header parser, signed parameters', () => {
+  it('lists the oauth_* parameters but the signature, as the map holds them, in header order', () => {
+    const { params, oauthParams } = parseAuthorizationHeader(
+      'OAuth realm="r", oauth_version=1.0,oauth_signature="s%3D",  x="1", oauth_nonce="n%20n", x=2, oauth_token=""',
+    );
+    const fromMap = [...params].filter(([k]) => k.startsWith('oauth_') && k !== 'oauth_signature');
+    assert.deepEqual(oauthParams, fromMap);
+    assert.deepEqual(oauthParams, [
+      ['oauth_version', '1.0'],
+      ['oauth_nonce', 'n n'],
+      ['oauth_token', ''],
+    ]);
+  });
+});

@@ -11,6 +11,8 @@ import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 export interface OAuthHeader {
   /** Every `oauth_*` parameter, percent-decoded, plus `realm`. */
   params: Map<string, string>;
+  /** The `oauth_*` parameters but `oauth_signature`, in header order: what the signature covers. */
+  oauthParams: Array<[string, string]>;
 }
 
 export class OAuthHeaderError extends Error {}
@@ -58,6 +60,7 @@ export function parseAuthorizationHeader(header: string): OAuthHeader {
   }
   i = skipSpaces(header, i + 5);
   const params = new Map<string, string>();
+  const oauthParams: Array<[string, string]> = [];
   while (i < n) {
     const pos = i;
     i = skipSpaces(header, i);
@@ -100,12 +103,15 @@ export function parseAuthorizationHeader(header: string): OAuthHeader {
       throw new OAuthHeaderError('The OAuth Authorization header is not a list of name="value" pairs.');
     }
     const name = knownName(header, nameStart, nameEnd) ?? percentDecode(header.slice(nameStart, nameEnd));
-    if (params.has(name) && name.startsWith('oauth_')) {
+    const isOAuth = name.startsWith('oauth_');
+    if (isOAuth && params.has(name)) {
       throw new OAuthHeaderError(`The OAuth parameter ${name} appears more than once.`);
     }
-    params.set(name, percentDecode(value));
+    const decoded = percentDecode(value);
+    params.set(name, decoded);
+    if (isOAuth && name !== 'oauth_signature') oauthParams.push([name, decoded]);
   }
-  return { params };
+  return { params, oauthParams };
 }
 
 /**
