@@ -415,8 +415,10 @@ function collectPairs(input: Pick<SignatureInput, 'oauthParams' | 'rawQuery'>): 
 
 /** Lets go of the strings `collectPairs` left in the arrays. */
 function clearPairs(n: number): void {
-  KEYS.fill('', 0, n);
-  VALUES.fill('', 0, n);
+  for (let i = 0; i < n; i++) {
+    KEYS[i] = '';
+    VALUES[i] = '';
+  }
 }
 
 /** The encoded names and values of `collectPairs`. */
