@@ -104,11 +104,7 @@ export class DatabaseNonceStore implements NonceStore {
     }
   }
 
-  private record(
-    rows: NonceRow[],
-    answer: (isNew: boolean[]) => void,
-    fail: (err: ApiError) => void,
-  ): void {
+  private record(rows: NonceRow[], answer: (isNew: boolean[]) => void, fail: (err: ApiError) => void): void {
     const done = recordNonces(this.database.db, rows).then(answer, () => fail(unavailable('The database')));
     this.inFlight.add(done);
     void done.finally(() => this.inFlight.delete(done));

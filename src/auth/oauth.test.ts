@@ -239,12 +239,24 @@ describe('SigningKey', () => {
   it('signs as createHmac does, for short, block-sized, long and non-ASCII keys and texts', async () => {
     const { createHmac } = await import('node:crypto');
     const { SigningKey } = await import('./oauth.js');
-    const keys = ['', 'k&', 'a'.repeat(64), 'a'.repeat(65), `${APP_SECRET}&${TOKEN_SECRET}`, 'é&ü€', '\ud800&x'];
+    const keys = [
+      '',
+      'k&',
+      'a'.repeat(64),
+      'a'.repeat(65),
+      `${APP_SECRET}&${TOKEN_SECRET}`,
+      'é&ü€',
+      '\ud800&x',
+    ];
     const texts = ['', 'GET&x&y', 'é€\ud83d\ude00', '\udc00 lone', 'z'.repeat(5000), 'GET&'.repeat(300)];
     for (const key of keys) {
       const prepared = new SigningKey(key);
       for (const text of texts) {
-        assert.equal(prepared.sign(text), createHmac('sha1', key).update(text).digest('base64'), `${key} ${text}`);
+        assert.equal(
+          prepared.sign(text),
+          createHmac('sha1', key).update(text).digest('base64'),
+          `${key} ${text}`,
+        );
         assert.equal(prepared.sign(text), sign(text, key));
       }
     }
