@@ -79,6 +79,35 @@ for (const dialect of DIALECTS) {
       assert.equal(res.json.account.idUser, cred.idUser);
     });
 
+    it('answers every request of a client that arrive together before its credentials are cached', async () => {
+      // They share one lookup of the app and one of the token; each is still verified on its own.
+      const { cred: c } = await createTestClient(server);
+      const good = await Promise.all(Array.from({ length: 20 }, () => send(signedHeader(c, 'GET', url))));
+      assert.deepEqual(
+        good.map((r) => r.statusCode),
+        good.map(() => 200),
+      );
+      const { cred: c2 } = await createTestClient(server);
+      const mixed = await Promise.all([
+        send(signedHeader(c2, 'GET', url)),
+        send(signedHeader({ ...c2, accessTokenSecret: 'wrong' }, 'GET', url)),
+        send(signedHeader({ ...c2, accessToken: 'NoSuchAccessToken000000000000000' }, 'GET', url)),
+        send(signedHeader(c2, 'GET', url)),
+      ]);
+      assert.deepEqual(
+        mixed.map((r) => [
+          r.statusCode,
+          r.statusCode === 200 ? null : JSON.parse(r.body).internal_error_code,
+        ]),
+        [
+          [200, null],
+          [401, 'invalid_signature'],
+          [401, 'unknown_access_token'],
+          [200, null],
+        ],
+      );
+    });
+
     describe('tolerates what correct clients send', () => {
       it('parameters in any order, with or without spaces after commas', async () => {
         const { params, signature } = handSign(cred, { url });

@@ -1,4 +1,3 @@
-import { createSecretKey, type KeyObject } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { forbidden, unauthorized } from '../errors.js';
 import { publicOrigin, rawPathAndQuery } from '../http/origin.js';
@@ -7,12 +6,13 @@ import type { Services } from '../services.js';
 import { credentialState, findAccessToken, findAppByTokenHash } from '../store/apps.js';
 import type { AppKind } from '../store/schema.js';
 import { accessTokenCredential, appCredential } from './apps.js';
-import { type CachedToken, cacheApp, cachedApp, cachedToken, cacheToken } from './cache.js';
+import { type CachedApp, type CachedToken, cacheApp, cachedApp, cachedToken, cacheToken } from './cache.js';
 import { hashToken } from './credentials.js';
 import {
   OAuthHeaderError,
   parseAuthorizationHeader,
   type SignatureInput,
+  SigningKey,
   signingKey,
   verifySignature,
 } from './oauth.js';
@@ -61,15 +61,19 @@ export const MAX_NONCE_LENGTH = 64;
 export const MAX_OAUTH_VALUE_LENGTH = 512;
 
 function checkParameterLengths(params: Map<string, string>): void {
-  for (const [name, value] of params) {
-    if (!name.startsWith('oauth_')) continue;
-    const max = name === 'oauth_nonce' ? MAX_NONCE_LENGTH : MAX_OAUTH_VALUE_LENGTH;
-    if (value.length > max) {
-      throw unauthorized(`${name} is ${value.length} characters long; at most ${max} are accepted.`, {
-        code: 'malformed_header',
-        field: name,
-      });
-    }
+  // forEach: a `for…of` over a Map makes an entry array per parameter.
+  params.forEach(checkParameterLength);
+}
+
+function checkParameterLength(value: string, name: string): void {
+  // Within the smaller bound (the nonce's): the usual case, settled without looking at the name.
+  if (value.length <= MAX_NONCE_LENGTH || !name.startsWith('oauth_')) return;
+  const max = name === 'oauth_nonce' ? MAX_NONCE_LENGTH : MAX_OAUTH_VALUE_LENGTH;
+  if (value.length > max) {
+    throw unauthorized(`${name} is ${value.length} characters long; at most ${max} are accepted.`, {
+      code: 'malformed_header',
+      field: name,
+    });
   }
 }
 
@@ -91,8 +95,9 @@ export async function authenticate(
     );
   }
   let params: Map<string, string>;
+  let oauthParams: Array<[string, string]>;
   try {
-    params = parseAuthorizationHeader(header).params;
+    ({ params, oauthParams } = parseAuthorizationHeader(header));
   } catch (err) {
     if (err instanceof OAuthHeaderError) throw unauthorized(err.message, { code: 'malformed_header' });
     throw err;
@@ -133,18 +138,20 @@ export async function authenticate(
   const now = services.wallClock.now();
   const appToken = params.get('oauth_consumer_key')!;
   let appEntry = cachedApp(appToken, now);
-  const appFromCache = appEntry !== undefined;
+  let appFromCache = appEntry !== undefined;
   if (!appEntry) {
-    const found = await findAppByTokenHash(db, hashToken(appToken));
-    if (found) {
-      const secret = appCredential(services.serverKey, found).secret;
-      appEntry = {
-        app: found,
-        checkedAt: credentialsVersion,
-        secret,
-        widgetKey: createSecretKey(Buffer.from(signingKey(secret, ''))),
-      };
-      cacheApp(appToken, appEntry, now);
+    const running = appLookups.get(appToken);
+    if (running) {
+      appEntry = await running;
+      appFromCache = true;
+    } else {
+      const lookup = lookUpApp(services, appToken, credentialsVersion, now);
+      appLookups.set(appToken, lookup);
+      try {
+        appEntry = await lookup;
+      } finally {
+        appLookups.delete(appToken);
+      }
     }
   }
   if (!appEntry) throw unauthorized('Unknown app token (oauth_consumer_key).', { code: 'unknown_app_token' });
@@ -160,15 +167,19 @@ export async function authenticate(
     tokenEntry = cachedToken(app.idApp, tokenValue, now);
     tokenFromCache = tokenEntry !== undefined;
     if (!tokenEntry) {
-      const found = await findAccessToken(db, app.idApp, hashToken(tokenValue));
-      if (found) {
-        const tokenSecret = accessTokenCredential(services.serverKey, found).secret;
-        tokenEntry = {
-          token: found,
-          checkedAt: credentialsVersion,
-          key: createSecretKey(Buffer.from(signingKey(appEntry.secret, tokenSecret))),
-        };
-        cacheToken(app.idApp, tokenValue, tokenEntry, now);
+      const lookupKey = `${app.idApp}:${tokenValue}`;
+      const running = tokenLookups.get(lookupKey);
+      if (running) {
+        tokenEntry = await running;
+        tokenFromCache = true;
+      } else {
+        const lookup = lookUpToken(services, appEntry, tokenValue, credentialsVersion, now);
+        tokenLookups.set(lookupKey, lookup);
+        try {
+          tokenEntry = await lookup;
+        } finally {
+          tokenLookups.delete(lookupKey);
+        }
       }
     }
   }
@@ -195,7 +206,7 @@ export async function authenticate(
 
   let idUser: number | null = null;
   let idAccessToken: number | null = null;
-  let key: KeyObject = appEntry.widgetKey;
+  let key: SigningKey = appEntry.widgetKey;
   if (signedByApp) {
     // Signed with the app's secret and an empty token secret, whatever oauth_token holds.
   } else if (app.kind === 'widget') {
@@ -245,9 +256,6 @@ export async function authenticate(
 
   const { origin, basePath } = publicOrigin(request, services.config);
   const { path, query } = rawPathAndQuery(request);
-  const oauthParams: Array<[string, string]> = [];
-  for (const [k, v] of params)
-    if (k.startsWith('oauth_') && k !== 'oauth_signature') oauthParams.push([k, v]);
   const signed = { method: request.method, origin, path: basePath + path, rawQuery: query, oauthParams };
   const result = verifySignature(signed, params.get('oauth_signature')!, key);
   if (!result.ok) {
@@ -283,6 +291,55 @@ export async function authenticate(
     auth.appToken = appToken;
   }
   return auth;
+}
+
+/**
+ * Lookups of credentials missing from the cache, while they run, by token as sent: the requests in
+ * flight when an entry expires (every connection of a busy client) wait for one query and one
+ * derivation of the secrets instead of each making its own. A request that waited for another's
+ * lookup takes the entry as a cached one: checked against its own credentials version, since the
+ * row may have been read before that version.
+ */
+const appLookups = new Map<string, Promise<CachedApp | undefined>>();
+const tokenLookups = new Map<string, Promise<CachedToken | undefined>>();
+
+async function lookUpApp(
+  services: Services,
+  appToken: string,
+  credentialsVersion: string,
+  now: number,
+): Promise<CachedApp | undefined> {
+  const found = await findAppByTokenHash(services.database.db, hashToken(appToken));
+  if (!found) return undefined;
+  const secret = appCredential(services.serverKey, found).secret;
+  const entry: CachedApp = {
+    app: found,
+    checkedAt: credentialsVersion,
+    secret,
+    widgetKey: new SigningKey(signingKey(secret, '')),
+  };
+  cacheApp(appToken, entry, now);
+  return entry;
+}
+
+async function lookUpToken(
+  services: Services,
+  appEntry: CachedApp,
+  tokenValue: string,
+  credentialsVersion: string,
+  now: number,
+): Promise<CachedToken | undefined> {
+  const idApp = appEntry.app.idApp;
+  const found = await findAccessToken(services.database.db, idApp, hashToken(tokenValue));
+  if (!found) return undefined;
+  const tokenSecret = accessTokenCredential(services.serverKey, found).secret;
+  const entry: CachedToken = {
+    token: found,
+    checkedAt: credentialsVersion,
+    key: new SigningKey(signingKey(appEntry.secret, tokenSecret)),
+  };
+  cacheToken(idApp, tokenValue, entry, now);
+  return entry;
 }
 
 /**

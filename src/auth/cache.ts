@@ -1,5 +1,5 @@
-import type { KeyObject } from 'node:crypto';
 import type { AccessToken, App } from '../store/schema.js';
+import type { SigningKey } from './oauth.js';
 
 /**
  * Verified-credential lookups, kept for a few seconds, keyed by the token strings as sent: every
@@ -23,17 +23,19 @@ export interface CachedApp {
   checkedAt: string;
   secret: string;
   /** The signing key with an empty token secret (widget apps). */
-  widgetKey: KeyObject;
+  widgetKey: SigningKey;
 }
 export interface CachedToken {
   token: AccessToken;
   checkedAt: string;
   /** `appSecret&tokenSecret`, ready for HMAC. */
-  key: KeyObject;
+  key: SigningKey;
 }
 
 const apps = new Map<string, Entry<CachedApp>>();
-const tokens = new Map<string, Entry<CachedToken>>();
+/** By app, then token as sent: no `idApp:token` string to build and hash per request. */
+const tokens = new Map<number, Map<string, Entry<CachedToken>>>();
+let tokenCount = 0;
 
 function get<T>(map: Map<string, Entry<T>>, key: string, now: number): T | undefined {
   const e = map.get(key);
@@ -53,7 +55,27 @@ function put<T>(map: Map<string, Entry<T>>, key: string, value: T, now: number):
 export const cachedApp = (tokenHash: string, now: number) => get(apps, tokenHash, now);
 export const cacheApp = (tokenHash: string, value: CachedApp, now: number) =>
   put(apps, tokenHash, value, now);
-export const cachedToken = (idApp: number, tokenHash: string, now: number) =>
-  get(tokens, `${idApp}:${tokenHash}`, now);
-export const cacheToken = (idApp: number, tokenHash: string, value: CachedToken, now: number) =>
-  put(tokens, `${idApp}:${tokenHash}`, value, now);
+
+export function cachedToken(idApp: number, token: string, now: number): CachedToken | undefined {
+  const byToken = tokens.get(idApp);
+  if (!byToken) return undefined;
+  const size = byToken.size;
+  const found = get(byToken, token, now);
+  tokenCount -= size - byToken.size;
+  return found;
+}
+
+export function cacheToken(idApp: number, token: string, value: CachedToken, now: number): void {
+  if (tokenCount >= MAX_ENTRIES) {
+    tokens.clear();
+    tokenCount = 0;
+  }
+  let byToken = tokens.get(idApp);
+  if (!byToken) {
+    byToken = new Map();
+    tokens.set(idApp, byToken);
+  }
+  const size = byToken.size;
+  byToken.set(token, { value, until: now + TTL_MS });
+  tokenCount += byToken.size - size;
+}

@@ -72,7 +72,18 @@ export class DatabaseNonceStore implements NonceStore {
     this.scheduled = false;
     const batch = this.pending;
     this.pending = [];
-    // The same nonce twice in one batch: the first decides, any other is a replay of it.
+    if (batch.length <= MAX_NONCE_BATCH) {
+      // One statement: the same nonce twice in it is inserted once, and `recordNonces` answers new
+      // for the first only, so no grouping is needed here.
+      this.record(
+        batch.map((w) => w.row),
+        (isNew) => batch.forEach((w, i) => w.resolve(!isNew[i])),
+        (err) => batch.forEach((w) => w.reject(err)),
+      );
+      return;
+    }
+    // The same nonce twice in one batch: the first decides, any other is a replay of it. Grouped
+    // first, so that the copies of a nonce share one statement whatever order the chunks run in.
     const firsts = new Map<string, Waiting[]>();
     for (const w of batch) {
       const key = `${w.row.timestamp} ${w.row.nonceKey}`;
@@ -83,19 +94,20 @@ export class DatabaseNonceStore implements NonceStore {
     const groups = [...firsts.values()];
     for (let i = 0; i < groups.length; i += MAX_NONCE_BATCH) {
       const chunk = groups.slice(i, i + MAX_NONCE_BATCH);
-      const done = recordNonces(
-        this.database.db,
+      this.record(
         chunk.map((g) => g[0]!.row),
-      ).then(
         (isNew) => chunk.forEach((group, j) => group.forEach((w, k) => w.resolve(!(isNew[j]! && k === 0)))),
-        () => {
-          const err = unavailable('The database');
+        (err) => {
           for (const group of chunk) for (const w of group) w.reject(err);
         },
       );
-      this.inFlight.add(done);
-      void done.finally(() => this.inFlight.delete(done));
     }
+  }
+
+  private record(rows: NonceRow[], answer: (isNew: boolean[]) => void, fail: (err: ApiError) => void): void {
+    const done = recordNonces(this.database.db, rows).then(answer, () => fail(unavailable('The database')));
+    this.inFlight.add(done);
+    void done.finally(() => this.inFlight.delete(done));
   }
 
   async close(): Promise<void> {

@@ -234,3 +234,46 @@ describe('OAuth header parser', () => {
     );
   });
 });
+
+describe('SigningKey', () => {
+  it('signs as createHmac does, for short, block-sized, long and non-ASCII keys and texts', async () => {
+    const { createHmac } = await import('node:crypto');
+    const { SigningKey } = await import('./oauth.js');
+    const keys = [
+      '',
+      'k&',
+      'a'.repeat(64),
+      'a'.repeat(65),
+      `${APP_SECRET}&${TOKEN_SECRET}`,
+      'é&ü€',
+      '\ud800&x',
+    ];
+    const texts = ['', 'GET&x&y', 'é€\ud83d\ude00', '\udc00 lone', 'z'.repeat(5000), 'GET&'.repeat(300)];
+    for (const key of keys) {
+      const prepared = new SigningKey(key);
+      for (const text of texts) {
+        assert.equal(
+          prepared.sign(text),
+          createHmac('sha1', key).update(text).digest('base64'),
+          `${key} ${text}`,
+        );
+        assert.equal(prepared.sign(text), sign(text, key));
+      }
+    }
+  });
+});
+
+describe('OAuth header parser, signed parameters', () => {
+  it('lists the oauth_* parameters but the signature, as the map holds them, in header order', () => {
+    const { params, oauthParams } = parseAuthorizationHeader(
+      'OAuth realm="r", oauth_version=1.0,oauth_signature="s%3D",  x="1", oauth_nonce="n%20n", x=2, oauth_token=""',
+    );
+    const fromMap = [...params].filter(([k]) => k.startsWith('oauth_') && k !== 'oauth_signature');
+    assert.deepEqual(oauthParams, fromMap);
+    assert.deepEqual(oauthParams, [
+      ['oauth_version', '1.0'],
+      ['oauth_nonce', 'n n'],
+      ['oauth_token', ''],
+    ]);
+  });
+});

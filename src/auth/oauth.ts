@@ -1,4 +1,4 @@
-import { createHmac, type KeyObject, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 
 /**
  * OAuth 1.0 (RFC 5849) as the Marketplace API uses it: HMAC-SHA1, parameters in the Authorization
@@ -11,6 +11,8 @@ import { createHmac, type KeyObject, timingSafeEqual } from 'node:crypto';
 export interface OAuthHeader {
   /** Every `oauth_*` parameter, percent-decoded, plus `realm`. */
   params: Map<string, string>;
+  /** The `oauth_*` parameters but `oauth_signature`, in header order: what the signature covers. */
+  oauthParams: Array<[string, string]>;
 }
 
 export class OAuthHeaderError extends Error {}
@@ -58,6 +60,7 @@ export function parseAuthorizationHeader(header: string): OAuthHeader {
   }
   i = skipSpaces(header, i + 5);
   const params = new Map<string, string>();
+  const oauthParams: Array<[string, string]> = [];
   while (i < n) {
     const pos = i;
     i = skipSpaces(header, i);
@@ -99,13 +102,42 @@ export function parseAuthorizationHeader(header: string): OAuthHeader {
       if (skipSpaces(header, pos) === n) break;
       throw new OAuthHeaderError('The OAuth Authorization header is not a list of name="value" pairs.');
     }
-    const name = percentDecode(header.slice(nameStart, nameEnd));
-    if (params.has(name) && name.startsWith('oauth_')) {
+    const name = knownName(header, nameStart, nameEnd) ?? percentDecode(header.slice(nameStart, nameEnd));
+    const isOAuth = name.startsWith('oauth_');
+    if (isOAuth && params.has(name)) {
       throw new OAuthHeaderError(`The OAuth parameter ${name} appears more than once.`);
     }
-    params.set(name, percentDecode(value));
+    const decoded = percentDecode(value);
+    params.set(name, decoded);
+    if (isOAuth && name !== 'oauth_signature') oauthParams.push([name, decoded]);
   }
-  return { params };
+  return { params, oauthParams };
+}
+
+/**
+ * The header's usual names, by length: a name sent as one of them is taken as that constant
+ * instead of a slice of the header, so the map stores and finds it without hashing or comparing
+ * another copy, and nothing is allocated for it.
+ */
+const KNOWN_NAMES = new Map<number, string[]>();
+for (const name of [
+  'realm',
+  'oauth_consumer_key',
+  'oauth_token',
+  'oauth_nonce',
+  'oauth_timestamp',
+  'oauth_signature_method',
+  'oauth_signature',
+  'oauth_version',
+]) {
+  KNOWN_NAMES.set(name.length, [...(KNOWN_NAMES.get(name.length) ?? []), name]);
+}
+
+function knownName(header: string, start: number, end: number): string | undefined {
+  const candidates = KNOWN_NAMES.get(end - start);
+  if (candidates === undefined) return undefined;
+  for (const name of candidates) if (header.startsWith(name, start)) return name;
+  return undefined;
 }
 
 const EQUALS = 0x3d;
@@ -227,14 +259,66 @@ export interface VerifyResult {
 }
 
 /**
+ * An HMAC-SHA1 key made ready once (RFC 2104): the key's blocks XORed with the inner and outer pads.
+ * A signature then costs two one-shot SHA-1 hashes, where `createHmac` built a stream object per
+ * request and, for an `appSecret&tokenSecret` longer than SHA-1's 64-byte block, hashed the key
+ * again each time. The same digest as `createHmac('sha1', key)`: the key is read as UTF-8 there too.
+ */
+export class SigningKey {
+  /** Key ⊕ ipad. */
+  readonly innerPad: Buffer;
+  /** Key ⊕ opad, followed by room for the inner digest. */
+  readonly outer: Buffer;
+
+  constructor(key: string) {
+    const bytes = Buffer.from(key, 'utf8');
+    const k = bytes.length > SHA1_BLOCK ? hash('sha1', bytes, 'buffer') : bytes;
+    this.innerPad = Buffer.alloc(SHA1_BLOCK, 0x36);
+    this.outer = Buffer.alloc(SHA1_BLOCK + SHA1_LENGTH);
+    this.outer.fill(0x5c, 0, SHA1_BLOCK);
+    for (let i = 0; i < k.length; i++) {
+      this.innerPad[i]! ^= k[i]!;
+      this.outer[i]! ^= k[i]!;
+    }
+  }
+
+  /** The base64 HMAC-SHA1 of `text` (read as UTF-8, as `Hmac.update` reads a string). */
+  sign(text: string): string {
+    // Synchronous from the write to the last hash, so one buffer serves every call.
+    if (SCRATCH.length < SHA1_BLOCK + text.length * 3) {
+      SCRATCH = Buffer.alloc(SHA1_BLOCK + text.length * 3);
+    }
+    this.innerPad.copy(SCRATCH, 0);
+    const end = SHA1_BLOCK + SCRATCH.write(text, SHA1_BLOCK, 'utf8');
+    // The inner digest as a `binary` (Latin-1) string, a byte per character: a Buffer would be a new
+    // ArrayBuffer and its backing store per call.
+    this.outer.write(hash('sha1', SCRATCH.subarray(0, end), 'binary'), SHA1_BLOCK, 'latin1');
+    return hash('sha1', this.outer, 'base64');
+  }
+}
+const SHA1_BLOCK = 64;
+const SHA1_LENGTH = 20;
+/** The inner hash's input (key block, then the base string), grown when a base string needs it. */
+let SCRATCH = Buffer.alloc(4096);
+
+/** Base64 of a SHA-1 digest: 28 characters. */
+const SIGNATURE_LENGTH = 28;
+const SENT = Buffer.alloc(SIGNATURE_LENGTH);
+const EXPECTED = Buffer.alloc(SIGNATURE_LENGTH);
+
+/**
  * Whether `signature` is the base64 of the HMAC of `base`, compared in constant time. Comparing the
  * base64 texts is the same test as comparing the decoded bytes of a canonical base64 signature (the
- * only form accepted), and needs no decoding and re-encoding of the signature per request.
+ * only form accepted), and needs no decoding and re-encoding of the signature per request. The
+ * caller has checked that `signature` holds base64 characters only (one byte each in Latin-1).
  */
-function matches(signature: Buffer, base: string, key: string | KeyObject): boolean {
-  const expected = Buffer.from(createHmac('sha1', key).update(base).digest('base64'), 'latin1');
-  // Length is public (always 28 characters for SHA-1); only equal-length buffers are compared.
-  return signature.length === expected.length && timingSafeEqual(signature, expected);
+function matches(signature: string, base: string, key: string | SigningKey): boolean {
+  const expected = typeof key === 'string' ? sign(base, key) : key.sign(base);
+  // Length is public (always 28 characters for SHA-1); only equal-length texts are compared.
+  if (signature.length !== SIGNATURE_LENGTH || expected.length !== SIGNATURE_LENGTH) return false;
+  SENT.write(signature, 0, 'latin1');
+  EXPECTED.write(expected, 0, 'latin1');
+  return timingSafeEqual(SENT, EXPECTED);
 }
 
 /**
@@ -244,46 +328,35 @@ function matches(signature: Buffer, base: string, key: string | KeyObject): bool
 export function verifySignature(
   input: SignatureInput,
   signature: string,
-  /** `signingKey(appSecret, tokenSecret)`, or a KeyObject made from it once (faster per request). */
-  key: string | KeyObject,
+  /** `signingKey(appSecret, tokenSecret)`, or a SigningKey made from it once (faster per request). */
+  key: string | SigningKey,
 ): VerifyResult {
   const canonical = canonicalBaseString(input);
   // The text as sent, compared with the canonical base64 of the expected HMAC: a signature in any
   // other form (Node's base64 decoder would skip characters it does not know) never matches. A
   // character beyond Latin-1 cannot be in base64: it is refused before it could alias one that is.
-  if (!/^[A-Za-z0-9+/=]*$/.test(signature)) return { ok: false, canonicalBaseString: canonical };
-  const provided = Buffer.from(signature, 'latin1');
-  if (matches(provided, canonical, key)) return { ok: true, canonicalBaseString: canonical };
+  if (!BASE64_TEXT.test(signature)) return { ok: false, canonicalBaseString: canonical };
+  if (matches(signature, canonical, key)) return { ok: true, canonicalBaseString: canonical };
   for (const base of baseStringCandidates(input).slice(1)) {
-    if (matches(provided, base, key)) return { ok: true, canonicalBaseString: canonical };
+    if (matches(signature, base, key)) return { ok: true, canonicalBaseString: canonical };
   }
   return { ok: false, canonicalBaseString: canonical };
 }
+const BASE64_TEXT = /^[A-Za-z0-9+/=]*$/;
 
 /**
  * RFC 5849 §3.4.1.3: every `oauth_*` parameter of the header (never `realm` or `oauth_signature`)
  * and every query parameter (`+` read as a space), each name and value percent-encoded, sorted by
- * name then value. A step of `canonicalBaseString`, exposed for the signature debugger
+ * name then value. What `canonicalBaseString` joins, exposed for the signature debugger
  * (`explain.ts`), so the page shows what the server computes rather than a copy of it.
  */
 export function normalizedParameters(
   input: Pick<SignatureInput, 'oauthParams' | 'rawQuery'>,
 ): Array<[string, string]> {
+  const n = collectPairs(input);
   const pairs: Array<[string, string]> = [];
-  for (const [k, v] of input.oauthParams) pairs.push([percentEncode(k), percentEncode(v)]);
-  if (input.rawQuery) {
-    for (const part of input.rawQuery.split('&')) {
-      if (part === '') continue;
-      const i = part.indexOf('=');
-      const k = i === -1 ? part : part.slice(0, i);
-      const v = i === -1 ? '' : part.slice(i + 1);
-      pairs.push([
-        percentEncode(percentDecode(k.replace(/\+/g, ' '))),
-        percentEncode(percentDecode(v.replace(/\+/g, ' '))),
-      ]);
-    }
-  }
-  pairs.sort((a, b) => (a[0] === b[0] ? (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0) : a[0] < b[0] ? -1 : 1));
+  for (let i = 0; i < n; i++) pairs.push([KEYS[i]!, VALUES[i]!]);
+  clearPairs(n);
   return pairs;
 }
 
@@ -306,14 +379,68 @@ export function joinBaseString(method: string, baseUrl: string, params: string):
  * encoding it again only turns `%` into `%25`, `=` into `%3D` and `&` into `%26`.
  */
 export function canonicalBaseString(input: SignatureInput): string {
-  const pairs = normalizedParameters(input);
+  const n = collectPairs(input);
   let params = '';
-  for (let i = 0; i < pairs.length; i++) {
-    const [k, v] = pairs[i]!;
-    params += (i === 0 ? '' : '%26') + encodeEncoded(k) + '%3D' + encodeEncoded(v);
+  for (let i = 0; i < n; i++) {
+    params += (i === 0 ? '' : '%26') + encodeEncoded(KEYS[i]!) + '%3D' + encodeEncoded(VALUES[i]!);
   }
+  clearPairs(n);
   return `${input.method.toUpperCase()}&${encodedBaseUrl(input.origin + input.path)}&${params}`;
 }
+
+/**
+ * The normalized parameters into `KEYS` and `VALUES`, sorted as they arrive (insertion sort: a
+ * request has a handful); answers how many. Arrays kept between calls and filled synchronously,
+ * so the hot path builds no pair arrays, no sorted copy and no comparator per request.
+ */
+function collectPairs(input: Pick<SignatureInput, 'oauthParams' | 'rawQuery'>): number {
+  let n = 0;
+  for (const [k, v] of input.oauthParams) n = insertPair(n, percentEncode(k), percentEncode(v));
+  const rawQuery = input.rawQuery;
+  if (rawQuery) {
+    for (const part of rawQuery.split('&')) {
+      if (part === '') continue;
+      const i = part.indexOf('=');
+      const k = i === -1 ? part : part.slice(0, i);
+      const v = i === -1 ? '' : part.slice(i + 1);
+      n = insertPair(
+        n,
+        percentEncode(percentDecode(plusAsSpace(k))),
+        percentEncode(percentDecode(plusAsSpace(v))),
+      );
+    }
+  }
+  return n;
+}
+
+/** Lets go of the strings `collectPairs` left in the arrays. */
+function clearPairs(n: number): void {
+  for (let i = 0; i < n; i++) {
+    KEYS[i] = '';
+    VALUES[i] = '';
+  }
+}
+
+/** The encoded names and values of `collectPairs`. */
+const KEYS: string[] = [];
+const VALUES: string[] = [];
+
+/** Adds a pair after the first `n`, in `normalizedParameters`' order (name, then value); answers n + 1. */
+function insertPair(n: number, k: string, v: string): number {
+  let i = n;
+  while (i > 0) {
+    const pk = KEYS[i - 1]!;
+    if (pk < k || (pk === k && !(VALUES[i - 1]! > v))) break;
+    KEYS[i] = pk;
+    VALUES[i] = VALUES[i - 1]!;
+    i--;
+  }
+  KEYS[i] = k;
+  VALUES[i] = v;
+  return n + 1;
+}
+
+const plusAsSpace = (s: string) => (s.includes('+') ? s.replace(/\+/g, ' ') : s);
 
 /** `percentEncode` of a string that is percent-encoded already (unreserved characters and `%XX`). */
 const encodeEncoded = (s: string) => (s.includes('%') ? s.replaceAll('%', '%25') : s);

@@ -19,10 +19,12 @@ export interface AccountView {
 export async function loadAccount(db: Executor, idUser: number, now: number): Promise<AccountView> {
   const account = await findAccount(db, idUser);
   if (!account) throw notFound(`User ${idUser} does not exist.`);
-  return withEffectiveActivation(db, account, now);
+  // Awaited: an async function that returns a promise unawaited waits two more microtasks for it.
+  return await withEffectiveActivation(db, account, now);
 }
 
-export async function getAccount(ctx: DomainContext, idUser: number): Promise<AccountView> {
+// Not async: its promise is loadAccount's, with no second one wrapped around it (GET /account's path).
+export function getAccount(ctx: DomainContext, idUser: number): Promise<AccountView> {
   return loadAccount(ctx.database.db, idUser, ctx.clock.now());
 }
 

@@ -9,6 +9,7 @@ export const LIMIT_MAX_HEADER = 'X-Request-Limit-Max';
 
 /** `count`: requests counted since the last reset (this one included when it was counted). */
 export function setLimitHeaders(reply: FastifyReply, count: number, max: number): void {
-  reply.header(LIMIT_COUNT_HEADER, String(count));
-  reply.header(LIMIT_MAX_HEADER, String(max));
+  // Lowercase, as Fastify keeps them: no new name for it to lowercase on every answer.
+  reply.header('x-request-limit-count', String(count));
+  reply.header('x-request-limit-max', String(max));
 }

@@ -1,6 +1,7 @@
 import type { RouteConfig, RouteGuard } from '../http/routing.js';
 import type { Services } from '../services.js';
-import { BerlinDays } from './berlin-day.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { BerlinDays, type QuotaDay } from './berlin-day.js';
 import { concurrentRequest, nextLockToken, releaseWhenDone } from './concurrency.js';
 import { groupOf, MARKETPLACE_GROUPS } from './groups.js';
 import { setLimitHeaders } from './headers.js';
@@ -8,7 +9,10 @@ import { dailyQuotaReached, hasQuota, marketplaceCapReached, OwnerQuotas } from 
 import { minuteOf, restOfMinute, slowDown } from './rate.js';
 import {
   ALLOWED,
+  type Charge,
+  type ChargeResult,
   CONCURRENCY_BUSY,
+  type LimitStore,
   DAILY_QUOTA_EXCEEDED,
   lockKey,
   MARKETPLACE_CAP_EXCEEDED,
@@ -43,19 +47,32 @@ export function limitHooks(services: Services): (route: RouteConfig) => RouteGua
     const marketplace = group !== undefined && MARKETPLACE_GROUPS.has(group);
     const restricted = group !== undefined && restrictedGroups.has(group);
 
-    const hook: RouteGuard = async (request, reply) => {
+    // Nothing to wait for when the owner's quota is cached and the store is in memory (nearly
+    // always): then no promise at all, and a refusal is thrown as it is found.
+    const hook: RouteGuard = (request, reply) => {
       const auth = request.auth!;
       const now = services.clock.now();
+      if (!hasQuota(auth.kind)) return charge(request, reply, now, 0);
+      const cached = quotas.cached(auth.idOwner);
+      if (cached !== undefined) return charge(request, reply, now, cached);
+      return quotas.load(auth.idOwner).then((dayMax) => charge(request, reply, now, dayMax));
+    };
+
+    function charge(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      now: number,
+      dayMax: number,
+    ): Promise<void> | undefined {
+      const auth = request.auth!;
       const day = days.at(now);
       const minute = minuteOf(now);
-      let dayMax = 0;
-      if (hasQuota(auth.kind)) dayMax = quotas.cached(auth.idOwner) ?? (await quotas.load(auth.idOwner));
       const place = restricted ? lockKey(group!, request.ip) : '';
       const token = restricted ? nextLockToken() : '';
 
       // Read per request, not captured: a test swaps the store to show what an unreachable one does.
       const store = services.limits;
-      const { outcome, dayCount } = await store.charge({
+      const c: Charge = {
         idUser: auth.idUser ?? auth.idOwner,
         idApp: auth.idApp,
         minute,
@@ -68,7 +85,28 @@ export function limitHooks(services: Services): (route: RouteConfig) => RouteGua
         lockKey: place,
         lockToken: token,
         lockTtlMs,
+      };
+      if (store.chargeNow) {
+        settle(request, reply, store, now, day, dayMax, place, token, store.chargeNow(c));
+        return undefined;
+      }
+      return store.charge(c).then((result) => {
+        settle(request, reply, store, now, day, dayMax, place, token, result);
       });
+    }
+
+    /** Sets the limit headers, and takes the place or throws the refusal. */
+    function settle(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      store: LimitStore,
+      now: number,
+      day: QuotaDay,
+      dayMax: number,
+      place: string,
+      token: string,
+      { outcome, dayCount }: ChargeResult,
+    ): void {
       if (dayMax > 0) setLimitHeaders(reply, dayCount, dayMax);
 
       switch (outcome) {
@@ -88,7 +126,7 @@ export function limitHooks(services: Services): (route: RouteConfig) => RouteGua
         case CONCURRENCY_BUSY:
           throw concurrentRequest(group!);
       }
-    };
+    }
     return [hook];
   };
 }

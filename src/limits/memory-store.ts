@@ -46,6 +46,10 @@ export class MemoryLimitStore implements LimitStore {
   constructor(private readonly now: () => number = Date.now) {}
 
   async charge(c: Charge): Promise<ChargeResult> {
+    return this.chargeNow(c);
+  }
+
+  chargeNow(c: Charge): ChargeResult {
     let user = this.users.get(c.idUser);
     if (!user) {
       user = { day: c.day, dayCount: 0, marketplaceCount: 0, rates: new Map() };

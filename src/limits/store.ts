@@ -11,6 +11,11 @@ import { ApiError } from '../errors.js';
  */
 export interface LimitStore {
   charge(c: Charge): Promise<ChargeResult>;
+  /**
+   * `charge` answered at once, for a store that needs no I/O (process memory): the limits hook then
+   * costs a request no promise and no turn of the microtask queue.
+   */
+  chargeNow?(c: Charge): ChargeResult;
   /** Frees a concurrency place, only if it is still held by this token. */
   release(lockKey: string, token: string): Promise<void>;
   /** A user's counters for the operator (`cardbazaar limits show`). */

@@ -10,7 +10,7 @@ import { badRequest } from '../errors.js';
 import { requireBody } from '../http/body.js';
 import { boolean, integer, strings, text } from '../http/fields.js';
 import { ok, type Router, USER_KINDS } from '../http/routing.js';
-import { accountLinks, mapAccount, mapCoupon } from '../mappers/account.js';
+import { accountLinks, accountTree, mapAccount, mapCoupon } from '../mappers/account.js';
 import type { Services } from '../services.js';
 import { Type } from '@sinclair/typebox';
 import { Answer, BoolParam, RequestBody } from '../http/route-schema.js';
@@ -31,7 +31,7 @@ export function accountRoutes(r: Router, services: Services): void {
     },
     async (req) => {
       const account = await getAccount(services, req.auth.idUser!);
-      return ok({ account: mapAccount(account), links: accountLinks() });
+      return ok({ account: accountTree(account), links: accountLinks() });
     },
   );
 

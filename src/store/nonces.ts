@@ -38,16 +38,19 @@ function insertOfSize(size: number): Insert {
 }
 
 /**
- * Records distinct nonces in one statement (atomic on its own, no transaction needed) and answers,
- * for each, whether it was new: a row that was already there is a replay. At most MAX_NONCE_BATCH.
+ * Records nonces in one statement (atomic on its own, no transaction needed) and answers, for each,
+ * whether it was new: a row that was already there is a replay, and of the same nonce twice in
+ * `rows` only the first is new. At most MAX_NONCE_BATCH.
  */
 export async function recordNonces(db: Executor, rows: readonly NonceRow[]): Promise<boolean[]> {
   const args: Array<string | number> = [];
   for (const r of rows) args.push(r.timestamp, r.nonceKey);
-  const inserted = new Set(
-    (await insertOfSize(rows.length)(db, ...args)).map((r) => `${Number(r.timestamp)} ${r.nonceKey}`),
-  );
-  return rows.map((r) => inserted.has(`${r.timestamp} ${r.nonceKey}`));
+  const returned = await insertOfSize(rows.length)(db, ...args);
+  // Every row came back: all of them were new (the usual case), nothing to match.
+  if (returned.length === rows.length) return rows.map(() => true);
+  const inserted = new Set(returned.map((r) => `${Number(r.timestamp)} ${r.nonceKey}`));
+  // `delete` answers whether the row was there: the first of a repeated nonce takes it.
+  return rows.map((r) => inserted.delete(`${r.timestamp} ${r.nonceKey}`));
 }
 
 /**
