@@ -49,11 +49,55 @@ function configuredOrigin(url: string): PublicOrigin {
   return configured.origin;
 }
 
+/**
+ * What one `Host` header resolves to, per scheme the request arrived on: every request of a client
+ * carries the same host, and working it out again (lower-casing, the old hosts, a new origin
+ * string) was waste. `fixed` is the configured origin, which the scheme does not change.
+ */
+interface HostOrigins {
+  fixed: PublicOrigin | undefined;
+  http?: PublicOrigin;
+  https?: PublicOrigin;
+}
+/** Per configuration (tests run apps of several in one process); bounded, as clients choose the host. */
+const byConfig = new WeakMap<Config, Map<string, HostOrigins>>();
+const MAX_HOSTS = 64;
+
 export function publicOrigin(req: FastifyRequest, config: Config): PublicOrigin {
-  const addressed = requestHost(req, config);
+  const host = req.headers.host;
+  if (
+    host === undefined ||
+    (config.trustProxy &&
+      (req.headers['x-forwarded-host'] !== undefined || req.headers['x-forwarded-proto'] !== undefined))
+  ) {
+    return resolveOrigin(req, config);
+  }
+  let hosts = byConfig.get(config);
+  if (hosts === undefined) byConfig.set(config, (hosts = new Map()));
+  let entry = hosts.get(host);
+  if (entry === undefined) {
+    const addressed = host.toLowerCase();
+    if (hosts.size >= MAX_HOSTS) hosts.clear();
+    entry = {
+      fixed: config.publicBaseUrl && !isOldHost(addressed, config) ? resolveOrigin(req, config) : undefined,
+    };
+    hosts.set(host, entry);
+  }
+  if (entry.fixed !== undefined) return entry.fixed;
+  const protocol = req.protocol;
+  if (protocol === 'http') return (entry.http ??= resolveOrigin(req, config));
+  if (protocol === 'https') return (entry.https ??= resolveOrigin(req, config));
+  return resolveOrigin(req, config);
+}
+
+function isOldHost(addressed: string, config: Config): boolean {
   const addressedBare = addressed.replace(/:\d+$/, '');
-  const isOldHost = config.oldBaseUrls.some((h) => h === addressed || h === addressedBare);
-  if (config.publicBaseUrl && !isOldHost) return configuredOrigin(config.publicBaseUrl);
+  return config.oldBaseUrls.some((h) => h === addressed || h === addressedBare);
+}
+
+function resolveOrigin(req: FastifyRequest, config: Config): PublicOrigin {
+  const addressed = requestHost(req, config);
+  if (config.publicBaseUrl && !isOldHost(addressed, config)) return configuredOrigin(config.publicBaseUrl);
   const forwardedProto = config.trustProxy ? first(req.headers['x-forwarded-proto']) : undefined;
   const scheme = (
     forwardedProto ?? (config.publicBaseUrl?.startsWith('https') ? 'https' : req.protocol)
