@@ -29,6 +29,8 @@ export class SandboxControl {
    * arrived (or the error of that read): a function each, no promise.
    */
   private waiting: Array<(rows: ControlRows | undefined, err?: Error) => void> = [];
+  /** The callback hooks of this turn, each let through (or handed the error) once the rows are read. */
+  private hooks: Array<(err?: Error) => void> = [];
   private scheduled = false;
   private faultsVersion: string | undefined;
   private generation: string | undefined;
@@ -59,12 +61,21 @@ export class SandboxControl {
   private flush(): void {
     this.scheduled = false;
     const waiting = this.waiting;
+    const hooks = this.hooks;
     this.waiting = [];
+    this.hooks = [];
     const answer = (rows: ControlRows | undefined, err?: Error) => {
       for (const w of waiting) {
         // One request's failure must not leave the others of the batch waiting for ever.
         try {
           w(rows, err);
+        } catch (thrown) {
+          this.services.log.error({ err: thrown }, 'sandbox control: a waiting request failed');
+        }
+      }
+      for (const done of hooks) {
+        try {
+          this.hookAnswer(done, rows, err);
         } catch (thrown) {
           this.services.log.error({ err: thrown }, 'sandbox control: a waiting request failed');
         }
@@ -85,22 +96,24 @@ export class SandboxControl {
 
   /**
    * `check` for a callback hook: `done` once this server is up to date. When nothing changed (nearly
-   * always) the request waits as this one function in the batch, with no promise of its own.
+   * always) the request waits as its own `done` in the batch, with no promise or closure of its own.
    */
   checkThen(done: (err?: Error) => void): void {
-    this.waiting.push((rows, err) => {
-      if (err) return done(err);
-      if (
-        rows!.restorePendingUntil > this.services.wallClock.now() ||
-        rows!.faultsVersion !== this.faultsVersion ||
-        rows!.dataGeneration !== this.generation
-      ) {
-        this.settle(rows!).then(() => done(), done);
-        return;
-      }
-      done();
-    });
+    this.hooks.push(done);
     this.schedule();
+  }
+
+  private hookAnswer(done: (err?: Error) => void, rows: ControlRows | undefined, err?: Error): void {
+    if (err) return done(err);
+    if (
+      rows!.restorePendingUntil > this.services.wallClock.now() ||
+      rows!.faultsVersion !== this.faultsVersion ||
+      rows!.dataGeneration !== this.generation
+    ) {
+      this.settle(rows!).then(() => done(), done);
+      return;
+    }
+    done();
   }
 
   /** Brings this server up to what the database says, waiting out a snapshot load under way. */
