@@ -21,7 +21,10 @@ function firstDirty(tree: Tree, name: string): string | undefined {
     return undefined;
   }
   if (tree !== null && typeof tree === 'object') {
-    for (const key of Object.keys(tree)) {
+    // for…in, own keys only: the same keys in the same order as Object.keys, without an array per
+    // object (every request checks its params and query, nearly always a handful of keys or none).
+    for (const key in tree) {
+      if (!Object.hasOwn(tree, key)) continue;
       if (FORBIDDEN.test(key)) return key;
       const hit = firstDirty(tree[key], key);
       if (hit !== undefined) return hit;
@@ -32,13 +35,17 @@ function firstDirty(tree: Tree, name: string): string | undefined {
 
 /** Refuses, with a 400 naming the field, any path parameter, query value or body text holding one. */
 export function assertCleanText(parts: { params?: unknown; query?: unknown; body?: unknown }): void {
-  for (const part of [parts.params, parts.query, parts.body]) {
-    const field = firstDirty(part as Tree, '');
-    if (field !== undefined) {
-      throw badRequest(
-        `"${field}" contains a control character (such as NUL) that no text may hold.`,
-        field === '' ? {} : { field },
-      );
-    }
+  // The three parts in turn, without an array of them per request.
+  refuseDirty(firstDirty(parts.params as Tree, ''));
+  refuseDirty(firstDirty(parts.query as Tree, ''));
+  refuseDirty(firstDirty(parts.body as Tree, ''));
+}
+
+function refuseDirty(field: string | undefined): void {
+  if (field !== undefined) {
+    throw badRequest(
+      `"${field}" contains a control character (such as NUL) that no text may hold.`,
+      field === '' ? {} : { field },
+    );
   }
 }
