@@ -30,8 +30,23 @@ import type { Services } from './services.js';
 
 // Request ids: a random per-process prefix and a counter, unique without randomness per request.
 const REQUEST_ID_PREFIX = randomBytes(4).toString('hex');
+// The id is the prefix and the counter in at least 8 hex digits: its last two digits come from a
+// table and the rest, which changes every 256 requests, is kept, so a request builds one string
+// where formatting the whole number built three.
+const LAST_TWO_DIGITS = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 let requestCounter = 0;
-const nextRequestId = () => `${REQUEST_ID_PREFIX}${(++requestCounter).toString(16).padStart(8, '0')}`;
+let requestIdHead = `${REQUEST_ID_PREFIX}000000`;
+const nextRequestId = () => {
+  const n = ++requestCounter;
+  const last = n % 256;
+  if (last === 0)
+    requestIdHead =
+      REQUEST_ID_PREFIX +
+      Math.floor(n / 256)
+        .toString(16)
+        .padStart(6, '0');
+  return requestIdHead + LAST_TWO_DIGITS[last]!;
+};
 
 export interface BuildOptions {
   /** Registers the API's routes; tests of cross-cutting rules (limits) pass routes of their own. */
