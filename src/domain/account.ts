@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { badRequest, notFound } from '../errors.js';
-import { type AccountCounters, findAccount } from '../store/accounts.js';
+import { type AccountCounters, type AccountUser, findAccount } from '../store/accounts.js';
 import { claimCoupon, findCoupon, insertCoupon } from '../store/coupons.js';
 import type { Executor } from '../store/db.js';
-import type { User } from '../store/schema.js';
 import { addBonusBalance, updateUser } from '../store/users.js';
 import { DISPLAY_LANGUAGES } from './catalog.js';
 import type { DomainContext } from './context.js';
@@ -11,7 +10,7 @@ import { withEffectiveActivation } from './seller-activation.js';
 
 /** Everything the Account entity shows: the user's row and the numbers counted elsewhere. */
 export interface AccountView {
-  user: User;
+  user: AccountUser;
   counters: AccountCounters;
 }
 

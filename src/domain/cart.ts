@@ -85,7 +85,10 @@ export function homeAddress(
   };
 }
 
-export async function shippingAddressOf(db: Executor, buyer: User): Promise<PostalAddress> {
+export async function shippingAddressOf(
+  db: Executor,
+  buyer: Pick<User, 'idUser'> & Parameters<typeof homeAddress>[0],
+): Promise<PostalAddress> {
   return (await cartShippingAddress(db, buyer.idUser)) ?? homeAddress(buyer);
 }
 

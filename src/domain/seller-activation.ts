@@ -57,7 +57,7 @@ export function effectiveSellerActivation(
 }
 
 /** A user's row as of `now`: only a pending request needs a look at its transfers. */
-export async function withEffectiveActivation<T extends { user: User }>(
+export async function withEffectiveActivation<T extends { user: Pick<User, 'idUser' | 'sellerActivation'> }>(
   db: Executor,
   account: T,
   now: number,

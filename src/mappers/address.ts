@@ -1,6 +1,5 @@
 import { homeAddress } from '../domain/cart.js';
 import type { PostalAddress } from '../store/reservations.js';
-import type { ShownUser } from '../store/users.js';
 import { type Static, Type } from '@sinclair/typebox';
 import { tag, textXml } from './compiled-xml.js';
 import { Nullable } from './values.js';
@@ -34,7 +33,7 @@ export function mapAddress(a: PostalAddress): Address {
 }
 
 /** A user's home address as the Address entity. */
-export const mapHomeAddress = (user: ShownUser) => mapAddress(homeAddress(user));
+export const mapHomeAddress = (user: Parameters<typeof homeAddress>[0]) => mapAddress(homeAddress(user));
 
 const T = {
   name: tag('name'),
