@@ -9,6 +9,7 @@ import { accessTokenCredential, appCredential } from './apps.js';
 import { type CachedApp, type CachedToken, cacheApp, cachedApp, cachedToken, cacheToken } from './cache.js';
 import { hashToken } from './credentials.js';
 import {
+  type HeaderParams,
   OAuthHeaderError,
   parseAuthorizationHeader,
   type SignatureInput,
@@ -60,8 +61,8 @@ const REQUIRED = [
 export const MAX_NONCE_LENGTH = 64;
 export const MAX_OAUTH_VALUE_LENGTH = 512;
 
-function checkParameterLengths(params: Map<string, string>): void {
-  // forEach: a `for…of` over a Map makes an entry array per parameter.
+function checkParameterLengths(params: HeaderParams): void {
+  // forEach: a `for…of` makes an entry array per parameter.
   params.forEach(checkParameterLength);
 }
 
@@ -94,7 +95,7 @@ export async function authenticate(
       { code: 'missing_header' },
     );
   }
-  let params: Map<string, string>;
+  let params: HeaderParams;
   let oauthParams: Array<[string, string]>;
   try {
     ({ params, oauthParams } = parseAuthorizationHeader(header));

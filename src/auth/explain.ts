@@ -1,5 +1,6 @@
 import {
   joinBaseString,
+  type HeaderParams,
   normalizedParameters,
   OAuthHeaderError,
   parameterString,
@@ -152,7 +153,7 @@ export function explainSignature(input: ExplainInput): Explanation {
     );
     return empty;
   }
-  let header: Map<string, string>;
+  let header: HeaderParams;
   try {
     header = parseAuthorizationHeader(input.authorization).params;
   } catch (err) {

@@ -185,7 +185,7 @@ describe('OAuth header parser', () => {
       seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
       return (seed >>> 16) % n;
     };
-    const outcome = (f: () => Map<string, string>) => {
+    const outcome = (f: () => Iterable<[string, string]>) => {
       try {
         return [...f()];
       } catch (err) {

@@ -8,9 +8,52 @@ import { createHmac, hash, timingSafeEqual } from 'node:crypto';
  * No npm package verifies this correctly on the server side, hence the hundred lines here.
  */
 
+/**
+ * The header's parameters, names and values in the order sent (a name sent again keeps its place
+ * and takes the new value, as in a Map): a header holds about nine, found by a scan of the names,
+ * which are mostly the parser's own constants. A Map of them cost a hash table, grown twice, per
+ * request.
+ */
+export class HeaderParams {
+  /** name, value, name, value, … */
+  private readonly pairs: string[] = [];
+
+  get(name: string): string | undefined {
+    const pairs = this.pairs;
+    for (let i = 0; i < pairs.length; i += 2) if (pairs[i] === name) return pairs[i + 1];
+    return undefined;
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
+
+  set(name: string, value: string): void {
+    const pairs = this.pairs;
+    for (let i = 0; i < pairs.length; i += 2) {
+      if (pairs[i] === name) {
+        pairs[i + 1] = value;
+        return;
+      }
+    }
+    pairs.push(name, value);
+  }
+
+  /** Each value with its name, in order, as Map's `forEach` (no entry array per parameter). */
+  forEach(f: (value: string, name: string) => void): void {
+    const pairs = this.pairs;
+    for (let i = 0; i < pairs.length; i += 2) f(pairs[i + 1]!, pairs[i]!);
+  }
+
+  *[Symbol.iterator](): IterableIterator<[string, string]> {
+    const pairs = this.pairs;
+    for (let i = 0; i < pairs.length; i += 2) yield [pairs[i]!, pairs[i + 1]!];
+  }
+}
+
 export interface OAuthHeader {
   /** Every `oauth_*` parameter, percent-decoded, plus `realm`. */
-  params: Map<string, string>;
+  params: HeaderParams;
   /** The `oauth_*` parameters but `oauth_signature`, in header order: what the signature covers. */
   oauthParams: Array<[string, string]>;
 }
@@ -59,7 +102,7 @@ export function parseAuthorizationHeader(header: string): OAuthHeader {
     throw new OAuthHeaderError('The Authorization header must use the OAuth scheme.');
   }
   i = skipSpaces(header, i + 5);
-  const params = new Map<string, string>();
+  const params = new HeaderParams();
   const oauthParams: Array<[string, string]> = [];
   while (i < n) {
     const pos = i;
