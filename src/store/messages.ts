@@ -18,7 +18,12 @@ function visibleBetween(viewer: number, partner: number) {
     ]);
 }
 
+/** What every stored `idMessage` is (the API's form), so a thread writes them without escaping. */
+const HEX_ID = /^[0-9a-f]{24}$/;
+
 export async function insertMessage(db: Executor, message: Omit<Message, 'seq'>): Promise<Message> {
+  if (!HEX_ID.test(message.idMessage))
+    throw new Error(`A message id must be 24 hex digits: ${message.idMessage}`);
   return db.insertInto('messages').values(message).returningAll().executeTakeFirstOrThrow();
 }
 
@@ -137,8 +142,12 @@ function unpackMessage(packed: string, viewer: number, partner: number): ThreadM
   // `sent` is one digit.
   const b = a + 2;
   const c = packed.indexOf('|', b + 1);
-  const d = packed.indexOf('|', c + 1);
-  const e = packed.indexOf('|', d + 1);
+  // `unread` is one digit and `idMessage` 24 (`insertMessage`): the separators after them are
+  // where they say, as is checked (a search of the row costs more than the rest of reading it).
+  let d = c + 2;
+  if (packed.charCodeAt(d) !== 124 /* | */) d = packed.indexOf('|', c + 1);
+  let e = d + 25;
+  if (packed.charCodeAt(e) !== 124 /* | */) e = packed.indexOf('|', d + 1);
   const sent = packed.charCodeAt(a + 1) === 49; /* 1 */
   return {
     seq: integerAt(packed, 0, a),
