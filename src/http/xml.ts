@@ -182,25 +182,44 @@ export function toXml(tree: Tree): string {
 }
 
 /**
- * Where `toXmlBuffer` writes (writing is synchronous): each answer after the one before, handed out
- * as a view of these bytes that nothing writes again, as Node's own pool does for short buffers.
- * Copying each answer out into a buffer of its own cost more than writing a thread of 40 messages
- * (9.6 kB). An answer that does not fit moves to a new buffer, at least twice its size (a page of
- * 100 offers is about 170 kB); the old one lives as long as views of it do.
+ * Where `toXmlBuffer` writes (writing is synchronous). A short answer is written after the one
+ * before into a slab and handed out as a view of bytes nothing writes again, as Node's own pool
+ * does for short buffers: copying each answer out into a buffer of its own cost more than writing
+ * a thread of 40 messages (9.6 kB). A full slab is left to the views of it and a new one begun.
+ * An answer that outgrows half a slab (a page of 100 offers is about 170 kB, of 100 orders 370 kB)
+ * moves to `large`, kept from answer to answer and grown as needed, and is copied out at the end:
+ * moving such answers from slab to ever larger fresh buffers cost the orders page more than the copy.
  */
 const SLAB = 1 << 16;
-let scratch = Buffer.allocUnsafeSlow(SLAB);
-let scratchWords = new Int32Array(scratch.buffer, scratch.byteOffset, scratch.length >> 2);
-/** Where the answer being written begins. */
+let slab: Buffer = Buffer.allocUnsafeSlow(SLAB);
+let large: Buffer = Buffer.allocUnsafeSlow(1 << 18);
+let scratch: Buffer = slab;
+let scratchWords = wordsOf(scratch);
+/** Where the answer being written begins (in `slab`; 0 once it moved to `large`). */
 let start = 0;
+/** Where the slab's next answer begins while one is written in `large`. */
+let slabStart = 0;
+
+function wordsOf(buffer: Buffer): Int32Array {
+  return new Int32Array(buffer.buffer, buffer.byteOffset, buffer.length >> 2);
+}
 
 /** Makes room in `scratch` for `most` bytes in all; answers where `at` is then. */
 function room(most: number, at: number): number {
   if (most <= scratch.length) return at;
-  const larger = Buffer.allocUnsafeSlow(Math.max(SLAB, 2 * (most - start)));
-  scratch.copy(larger, 0, start, at);
-  scratch = larger;
-  scratchWords = new Int32Array(scratch.buffer, scratch.byteOffset, scratch.length >> 2);
+  const size = most - start;
+  let to: Buffer;
+  if (scratch === slab && size <= SLAB >> 1) {
+    to = slab = Buffer.allocUnsafeSlow(SLAB);
+  } else {
+    // What the slab held of this answer was never handed out: the next answer may write there.
+    if (scratch === slab) slabStart = start;
+    to = size <= large.length ? large : Buffer.allocUnsafeSlow(Math.max(size, large.length * 2));
+    large = to;
+  }
+  scratch.copy(to, 0, start, at);
+  scratch = to;
+  scratchWords = wordsOf(to);
   at -= start;
   start = 0;
   return at;
@@ -298,8 +317,15 @@ export function toXmlBuffer(tree: Tree): Buffer {
     }
   }
   at = put('</response>', at);
-  const answer = scratch.subarray(start, at);
-  start = at;
+  if (scratch === slab) {
+    const answer = slab.subarray(start, at);
+    start = at;
+    return answer;
+  }
+  const answer = Buffer.from(large.subarray(0, at));
+  scratch = slab;
+  scratchWords = wordsOf(slab);
+  start = slabStart;
   return answer;
 }
 
