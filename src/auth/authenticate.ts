@@ -141,19 +141,11 @@ export async function authenticate(
   let appEntry = cachedApp(appToken, now);
   let appFromCache = appEntry !== undefined;
   if (!appEntry) {
-    const running = appLookups.get(appToken);
-    if (running) {
-      appEntry = await running;
-      appFromCache = true;
-    } else {
-      const lookup = lookUpApp(services, appToken, credentialsVersion, now);
-      appLookups.set(appToken, lookup);
-      try {
-        appEntry = await lookup;
-      } finally {
-        appLookups.delete(appToken);
-      }
-    }
+    const looked = await lookUpOnce(appLookups, appToken, () =>
+      lookUpApp(services, appToken, credentialsVersion, now),
+    );
+    appEntry = looked.entry;
+    appFromCache = looked.joined;
   }
   if (!appEntry) throw unauthorized('Unknown app token (oauth_consumer_key).', { code: 'unknown_app_token' });
   const app = appEntry.app;
@@ -168,20 +160,12 @@ export async function authenticate(
     tokenEntry = cachedToken(app.idApp, tokenValue, now);
     tokenFromCache = tokenEntry !== undefined;
     if (!tokenEntry) {
-      const lookupKey = `${app.idApp}:${tokenValue}`;
-      const running = tokenLookups.get(lookupKey);
-      if (running) {
-        tokenEntry = await running;
-        tokenFromCache = true;
-      } else {
-        const lookup = lookUpToken(services, appEntry, tokenValue, credentialsVersion, now);
-        tokenLookups.set(lookupKey, lookup);
-        try {
-          tokenEntry = await lookup;
-        } finally {
-          tokenLookups.delete(lookupKey);
-        }
-      }
+      const entry = appEntry;
+      const looked = await lookUpOnce(tokenLookups, `${app.idApp}:${tokenValue}`, () =>
+        lookUpToken(services, entry, tokenValue, credentialsVersion, now),
+      );
+      tokenEntry = looked.entry;
+      tokenFromCache = looked.joined;
     }
   }
 
@@ -303,6 +287,23 @@ export async function authenticate(
  */
 const appLookups = new Map<string, Promise<CachedApp | undefined>>();
 const tokenLookups = new Map<string, Promise<CachedToken | undefined>>();
+
+/** `look()` unless a lookup of `key` is running, whose entry is then taken (`joined`). */
+async function lookUpOnce<T>(
+  running: Map<string, Promise<T | undefined>>,
+  key: string,
+  look: () => Promise<T | undefined>,
+): Promise<{ entry: T | undefined; joined: boolean }> {
+  const pending = running.get(key);
+  if (pending) return { entry: await pending, joined: true };
+  const lookup = look();
+  running.set(key, lookup);
+  try {
+    return { entry: await lookup, joined: false };
+  } finally {
+    running.delete(key);
+  }
+}
 
 async function lookUpApp(
   services: Services,
