@@ -1,4 +1,5 @@
 import { type ExpressionBuilder, sql } from 'kysely';
+import { isHexId } from '../domain/hex-id.js';
 import type { Executor } from './db.js';
 import { integerAt } from './packed.js';
 import { pageBound, prepared, preparedFirst } from './prepared.js';
@@ -18,11 +19,9 @@ function visibleBetween(viewer: number, partner: number) {
     ]);
 }
 
-/** What every stored `idMessage` is (the API's form), so a thread writes them without escaping. */
-const HEX_ID = /^[0-9a-f]{24}$/;
-
 export async function insertMessage(db: Executor, message: Omit<Message, 'seq'>): Promise<Message> {
-  if (!HEX_ID.test(message.idMessage))
+  // Every stored `idMessage` is the API's form, so a thread writes them without escaping.
+  if (!isHexId(message.idMessage))
     throw new Error(`A message id must be 24 hex digits: ${message.idMessage}`);
   return db.insertInto('messages').values(message).returningAll().executeTakeFirstOrThrow();
 }
