@@ -68,23 +68,23 @@ export interface UserEventOptions {
  * wants the kind. Called in the transaction of the outbox delivery.
  */
 export async function raiseUserEvents(tx: Executor, now: number, events: RaisedEvent[]): Promise<boolean> {
-  const rows = await insertUserEvents(
+  const ids = await insertUserEvents(
     tx,
     events.map((e) => ({ idUser: e.idUser, type: e.type, payload: encodeEventData(e.data) })),
     now,
   );
-  if (rows.length === 0 || !(await anyEnabledEndpoint(tx))) return false;
+  if (ids.length === 0 || !(await anyEnabledEndpoint(tx))) return false;
   const hearing = new Map<number, Awaited<ReturnType<typeof endpointsHearing>>>();
   const deliveries: Array<{ idEndpoint: number; idEvent: number }> = [];
-  for (const row of rows) {
-    let endpoints = hearing.get(row.idUser);
+  for (let i = 0; i < events.length; i++) {
+    const { idUser, type } = events[i]!;
+    let endpoints = hearing.get(idUser);
     if (!endpoints) {
-      endpoints = await endpointsHearing(tx, row.idUser, now);
-      hearing.set(row.idUser, endpoints);
+      endpoints = await endpointsHearing(tx, idUser, now);
+      hearing.set(idUser, endpoints);
     }
     for (const endpoint of endpoints) {
-      if (wantsKind(endpoint.kinds, row.type))
-        deliveries.push({ idEndpoint: endpoint.idEndpoint, idEvent: row.idEvent });
+      if (wantsKind(endpoint.kinds, type)) deliveries.push({ idEndpoint: endpoint.idEndpoint, idEvent: ids[i]! });
     }
   }
   await insertDeliveries(tx, deliveries, now);
