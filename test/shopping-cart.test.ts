@@ -10,6 +10,7 @@ import {
   type TestServer,
   xmlRequest,
 } from './helpers.js';
+import { createProduct } from './fixtures.js';
 import {
   addToCart,
   articleCount,
@@ -127,6 +128,37 @@ for (const dialect of DIALECTS) {
       assert.equal(second.json.shoppingCart[0].idReservation, first.json.shoppingCart[0].idReservation);
       assert.equal(second.json.shoppingCart[0].article[0].count, 3);
       assert.equal(await articleCount(server, a.idArticle), 1);
+    });
+
+    it('shows and sells an article whose texts hold the unit separator as they are', async () => {
+      // Cart lines are read packed into one text joined by U+001F; such a line is read plainly.
+      const buyer = await createTrader(server);
+      const product = await createProduct(server, { enName: 'Sep\u001fCard' });
+      const odd = await offer(server, seller.user, { product, comments: 'a\u001fb', count: 2, price: 120 });
+      const plain = await offer(server, seller.user, { comments: 'plain', count: 1, price: 300 });
+      const cart = await addToCart(buyer.api, [
+        [odd.idArticle, 1],
+        [plain.idArticle, 1],
+      ]);
+      assert.equal(cart.status, 200, cart.text);
+      const lines = cart.json.shoppingCart[0].article;
+      assert.deepEqual(
+        lines.map((l: { comments: string; product: { enName: string } }) => [l.comments, l.product.enName]),
+        [
+          ['a\u001fb', 'Sep\u001fCard'],
+          ['plain', 'Trading Test Card'],
+        ],
+      );
+      const bought = await buyer.api.put('/shoppingcart/checkout', undefined, { json: true });
+      assert.equal(bought.status, 200, bought.text);
+      assert.deepEqual(
+        bought.json.order[0].article.map((l: { comments: string; count: number }) => [l.comments, l.count]),
+        [
+          ['a\u001fb', 1],
+          ['plain', 1],
+        ],
+      );
+      assert.equal(bought.json.order[0].articleValue, 4.2);
     });
 
     it('one reservation per seller', async () => {

@@ -96,6 +96,18 @@ async function priceConflict(tx: Executor, idOrder: number, r: ReservationView):
   return r.lines.some(({ view }) => prices.has(view.idArticle) && prices.get(view.idArticle) !== view.price);
 }
 
+/**
+ * Whether the lines claimed are exactly the ones priced (same articles, same copies): a reservation
+ * holds one line per article, so equal counts and every claimed line found with its copies will do.
+ */
+function sameLines(r: ReservationView, claimed: Array<{ idArticle: number; count: number }>): boolean {
+  if (claimed.length !== r.lines.length) return false;
+  const reserved = new Map<number, number>();
+  for (const l of r.lines) reserved.set(l.view.idArticle, l.reserved);
+  for (const l of claimed) if (reserved.get(l.idArticle) !== l.count) return false;
+  return true;
+}
+
 /** Checks out the buyer's whole cart inside `tx`; returns the ids of the orders it created. */
 export async function checkoutInTx(tx: Executor, idBuyer: number, now: number): Promise<number[]> {
   return (await checkoutViewsInTx(tx, idBuyer, now)).map((v) => v.order.idOrder);
@@ -134,9 +146,7 @@ async function checkoutViewsInTx(tx: Executor, idBuyer: number, now: number): Pr
 
   for (const r of reservations) {
     const claimed = await claimReservationLines(tx, r.reservation.idReservation);
-    const expected = r.lines.map((l) => `${l.view.idArticle}:${l.reserved}`).sort();
-    const got = claimed.map((l) => `${l.idArticle}:${l.count}`).sort();
-    if (expected.join() !== got.join()) {
+    if (!sameLines(r, claimed)) {
       throw preconditionFailed('Your shopping cart changed during the checkout; check it and try again.', {
         reason: 'cart_changed',
       });
@@ -241,12 +251,25 @@ async function checkoutViewsInTx(tx: Executor, idBuyer: number, now: number): Pr
  * seller and purchase time standing for the article's owner and times.
  */
 function lineViews(r: ReservationView, order: Order): ArticleView[] {
+  // Named field by field, in the view's order, as frozenLines does.
   return r.lines.map(({ view, reserved }) => ({
-    ...view,
+    idArticle: view.idArticle,
     idUser: order.idSeller,
+    idProduct: view.idProduct,
+    idLanguage: view.idLanguage,
+    comments: view.comments,
+    price: view.price,
+    condition: view.condition,
+    isFoil: view.isFoil,
+    isSigned: view.isSigned,
+    isAltered: view.isAltered,
+    isPlayset: view.isPlayset,
+    isFirstEd: view.isFirstEd,
+    isReverseHolo: view.isReverseHolo,
     count: reserved,
     createdAt: order.dateBought,
     lastEdited: order.dateBought,
+    product: view.product,
   }));
 }
 

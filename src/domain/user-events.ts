@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { loadArticleViews } from '../store/articles.js';
 import type { Executor, Tx } from '../store/db.js';
 import { findExport } from '../store/exports.js';
@@ -54,6 +55,8 @@ export interface RaisedEvent {
   idUser: number;
   type: EventKind;
   data: unknown;
+  /** `encodeEventData(data)`, when the derivation has it already. */
+  encoded?: string;
 }
 
 /** What the derivation needs beyond the database: the export links (server key, public address). */
@@ -68,23 +71,24 @@ export interface UserEventOptions {
  * wants the kind. Called in the transaction of the outbox delivery.
  */
 export async function raiseUserEvents(tx: Executor, now: number, events: RaisedEvent[]): Promise<boolean> {
-  const rows = await insertUserEvents(
+  const ids = await insertUserEvents(
     tx,
-    events.map((e) => ({ idUser: e.idUser, type: e.type, payload: encodeEventData(e.data) })),
+    events.map((e) => ({ idUser: e.idUser, type: e.type, payload: e.encoded ?? encodeEventData(e.data) })),
     now,
   );
-  if (rows.length === 0 || !(await anyEnabledEndpoint(tx))) return false;
+  if (ids.length === 0 || !(await anyEnabledEndpoint(tx))) return false;
   const hearing = new Map<number, Awaited<ReturnType<typeof endpointsHearing>>>();
   const deliveries: Array<{ idEndpoint: number; idEvent: number }> = [];
-  for (const row of rows) {
-    let endpoints = hearing.get(row.idUser);
+  for (let i = 0; i < events.length; i++) {
+    const { idUser, type } = events[i]!;
+    let endpoints = hearing.get(idUser);
     if (!endpoints) {
-      endpoints = await endpointsHearing(tx, row.idUser, now);
-      hearing.set(row.idUser, endpoints);
+      endpoints = await endpointsHearing(tx, idUser, now);
+      hearing.set(idUser, endpoints);
     }
     for (const endpoint of endpoints) {
-      if (wantsKind(endpoint.kinds, row.type))
-        deliveries.push({ idEndpoint: endpoint.idEndpoint, idEvent: row.idEvent });
+      if (wantsKind(endpoint.kinds, type))
+        deliveries.push({ idEndpoint: endpoint.idEndpoint, idEvent: ids[i]! });
     }
   }
   await insertDeliveries(tx, deliveries, now);
@@ -112,26 +116,63 @@ async function orderEvents(
   const merged = view.order.wasMergedInto !== null;
   const raised: RaisedEvent[] = [];
   let sellerOrder: unknown;
+  let lines: string[] | undefined;
   if (!merged) {
     for (const role of ['buyer', 'seller'] as const) {
       const idUser = role === 'buyer' ? view.order.idBuyer : view.order.idSeller;
       const order = mapOrder(view, idUser);
-      if (role === 'seller') sellerOrder = order;
-      raised.push({ idUser, type, data: { ...extra(role), order } });
+      const data = { ...extra(role), order };
+      if (role === 'seller' && sold) {
+        sellerOrder = order;
+        lines = encodedLines(order);
+        raised.push({ idUser, type, data, encoded: encodeAroundLines(data, order, lines) });
+      } else {
+        raised.push({ idUser, type, data });
+      }
     }
   }
-  if (sold) raised.push(...soldEventsOf(view, sellerOrder ?? mapOrder(view, view.order.idSeller)));
+  if (sold) raised.push(...soldEventsOf(view, sellerOrder ?? mapOrder(view, view.order.idSeller), lines));
   return raised;
 }
 
+/** Each line of a mapped order encoded once: its seller's order event and its sold events share them. */
+function encodedLines(order: unknown): string[] {
+  return ((order as { article?: unknown[] }).article ?? []).map((a) => encodeEventData(a));
+}
+
+/** Stands for an order's lines while the rest of its event is encoded (unknowable to any user text). */
+const LINES_MARK = `\u0001lines:${randomUUID()}`;
+/** The mark as the encoded text holds it. */
+const LINES_MARK_TEXT = JSON.stringify(LINES_MARK);
+
+/**
+ * `encodeEventData(data)` of an event whose `order` has these encoded lines: the rest is encoded
+ * with a mark in the lines' place and the lines written in, instead of encoding them a second time
+ * (a checkout's hundred lines were encoded three times: buyer's order, seller's order, sold events).
+ */
+function encodeAroundLines(data: Record<string, unknown>, order: unknown, lines: string[]): string {
+  const shown = order as Record<string, unknown>;
+  if (!Array.isArray(shown.article) || lines.length === 0) return encodeEventData(data);
+  // The mark takes the lines' own key, so every key keeps its place.
+  const text = encodeEventData({ ...data, order: { ...shown, article: LINES_MARK } });
+  const at = text.indexOf(LINES_MARK_TEXT);
+  if (at === -1 || text.indexOf(LINES_MARK_TEXT, at + 1) !== -1) return encodeEventData(data);
+  return `${text.slice(0, at)}[${lines.join(',')}]${text.slice(at + LINES_MARK_TEXT.length)}`;
+}
+
 /** Every copy line of a new order, as the order shows it, to its seller. */
-function soldEventsOf(view: OrderView, sellerOrder: unknown): RaisedEvent[] {
+function soldEventsOf(view: OrderView, sellerOrder: unknown, encoded?: string[]): RaisedEvent[] {
   const lines = (sellerOrder as { article?: unknown[] }).article ?? [];
   const idOrderShown = view.order.wasMergedInto ?? view.order.idOrder;
-  return lines.map((article) => ({
+  return lines.map((article, i) => ({
     idUser: view.order.idSeller,
     type: EVENT_KINDS.articleSold,
     data: { idOrder: idOrderShown, article },
+    // As `encodeEventData` writes `{ idOrder, article }`.
+    encoded:
+      encoded?.[i] === undefined
+        ? undefined
+        : `{"idOrder":${JSON.stringify(idOrderShown)},"article":${encoded[i]}}`,
   }));
 }
 

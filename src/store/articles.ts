@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from './db.js';
+import type { PackedColumns } from './packed.js';
 import { prepared, preparedBySize } from './prepared.js';
 import { reservedCounts } from './reservations.js';
 import type { Article, NewArticle, OrderArticle } from './schema.js';
@@ -46,6 +47,40 @@ export const PRODUCT_FACT_COLUMNS = [
   'p.rarity as p_rarity',
   'p.isSingle as p_isSingle',
 ] as const;
+
+/**
+ * Every column of `articleViews` (the article's, then the product facts under their `p_` names) as
+ * `packedRow` columns, for a read of many whole views (a cart's lines) that packs each into one text.
+ */
+export const ARTICLE_VIEW_PACKED: PackedColumns = [
+  ['idArticle', 'integer', 'a.idArticle'],
+  ['idUser', 'integer', 'a.idUser'],
+  ['idProduct', 'integer', 'a.idProduct'],
+  ['idLanguage', 'integer', 'a.idLanguage'],
+  ['comments', 'text', 'a.comments'],
+  ['price', 'integer', 'a.price'],
+  ['condition', 'text?', 'a.condition'],
+  ['isFoil', 'integer', 'a.isFoil'],
+  ['isSigned', 'integer', 'a.isSigned'],
+  ['isAltered', 'integer', 'a.isAltered'],
+  ['isPlayset', 'integer', 'a.isPlayset'],
+  ['isFirstEd', 'integer', 'a.isFirstEd'],
+  ['isReverseHolo', 'integer', 'a.isReverseHolo'],
+  ['count', 'integer', 'a.count'],
+  ['createdAt', 'integer', 'a.createdAt'],
+  ['lastEdited', 'integer', 'a.lastEdited'],
+  ['p_idGame', 'integer', 'p.idGame'],
+  ['p_enName', 'text', 'p.enName'],
+  ['p_locName', 'text', sql`coalesce(n.name, p."enName")`],
+  ['p_image', 'text', 'p.image'],
+  ['p_idExpansion', 'integer?', 'p.idExpansion'],
+  ['p_expansionName', 'text?', 'e.enName'],
+  ['p_expansionAbbreviation', 'text?', 'e.abbreviation'],
+  ['p_expansionIcon', 'integer?', 'e.icon'],
+  ['p_number', 'text?', 'p.number'],
+  ['p_rarity', 'text?', 'p.rarity'],
+  ['p_isSingle', 'integer', 'p.isSingle'],
+];
 
 /** The joined select; every column of `articles` plus the product facts, flat. */
 export function articleViews(db: Executor) {
@@ -111,7 +146,7 @@ export async function productFactsByLanguage(
   return (idLanguage) => byLanguage.get(idLanguage) ?? (english ??= facts(first.p_enName));
 }
 
-type FlatRow = Article & {
+export type FlatRow = Article & {
   p_idGame: number;
   p_enName: string;
   p_locName: string;

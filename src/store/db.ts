@@ -43,6 +43,23 @@ pg.types.setTypeParser(20, (v) => Number(v));
  */
 export const sqliteHandles = new WeakMap<Kysely<DB>, BetterSqlite3.Database>();
 
+/** The better-sqlite3 handle by the adapter a SQLite database shares with its transactions. */
+const adapterHandles = new WeakMap<object, BetterSqlite3.Database>();
+
+/**
+ * The better-sqlite3 handle a hot-path statement of `prepared.ts` may run on directly, or undefined
+ * when it must go through Kysely's queue: the database itself while no transaction holds its one
+ * connection, or an open transaction, which holds that connection until it ends (so the transaction
+ * open on the handle is this one). Undefined on PostgreSQL.
+ */
+export function directSqlite(db: Executor): BetterSqlite3.Database | undefined {
+  const raw = sqliteHandles.get(db as Kysely<DB>);
+  if (raw) return raw.inTransaction ? undefined : raw;
+  if (!db.isTransaction) return undefined;
+  const held = adapterHandles.get(db.getExecutor().adapter);
+  return held?.inTransaction ? held : undefined;
+}
+
 function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url);
 }
@@ -73,6 +90,7 @@ function openSqlite(path: string): Database {
   raw.pragma('cache_size = -65536');
   const db = new Kysely<DB>({ dialect: new CachingSqliteDialect(raw) });
   sqliteHandles.set(db, raw);
+  adapterHandles.set(db.getExecutor().adapter, raw);
   let closed = false;
   let checkpointer: Checkpointer | undefined;
   return {

@@ -1,7 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { type Compilable, CompiledQuery, type Kysely, type QueryResult, SqliteAdapter, sql } from 'kysely';
-import { type Executor, sqliteHandles } from './db.js';
-import type { DB } from './schema.js';
+import { type Compilable, CompiledQuery, type QueryResult, SqliteAdapter, sql } from 'kysely';
+import { directSqlite, type Executor } from './db.js';
 import { rowsOf } from './sqlite-dialect.js';
 
 /**
@@ -11,9 +10,10 @@ import { rowsOf } from './sqlite-dialect.js';
  *
  * On SQLite, when no transaction holds the one connection, the statement runs synchronously on
  * better-sqlite3: a single statement is atomic there, and skipping Kysely's connection queue and its
- * layers of promises halves the cost of a lookup under load. Inside a transaction (or while one is
- * open on the connection) the query takes the ordinary queued path, so it never reads another
- * request's uncommitted writes. Only for queries whose parameters are exactly the values passed.
+ * layers of promises halves the cost of a lookup under load. While another transaction is open on
+ * the connection the query takes the ordinary queued path, so it never reads another request's
+ * uncommitted writes; inside its own transaction (which holds the connection) it runs directly too.
+ * Only for queries whose parameters are exactly the values passed.
  */
 export function prepared<Row, Args extends unknown[]>(
   build: (db: Executor, ...args: Args) => Compilable<Row>,
@@ -49,8 +49,8 @@ function preparedRows<Row, Args extends unknown[]>(
 
   return async (db: Executor, ...args: Args): Promise<Row[]> => {
     const compiled = compile(db);
-    const raw = sqliteHandles.get(db as Kysely<DB>);
-    if (raw && !raw.inTransaction) {
+    const raw = directSqlite(db);
+    if (raw) {
       let stmt = statements.get(raw);
       if (!stmt) {
         stmt = raw.prepare(compiled.sql);
@@ -62,6 +62,10 @@ function preparedRows<Row, Args extends unknown[]>(
         statements.set(raw, stmt);
       }
       if (first !== undefined) return stmt.all(args) as Row[];
+      if (!stmt.reader) {
+        stmt.run(args);
+        return [];
+      }
       return rowsOf<Row>(stmt, args);
     }
     const result = await db.executeQuery<Row>(CompiledQuery.raw(compiled.sql, args));
@@ -121,8 +125,10 @@ export function preparedBySize<Row, Args extends unknown[]>(
       text = compiled.sql;
       texts.set(key, text);
     }
-    const raw = options.direct ? sqliteHandles.get(db as Kysely<DB>) : undefined;
-    if (raw && !raw.inTransaction) {
+    // Inside a transaction every statement may (the transaction holds the connection); outside one
+    // only the reads that ask to.
+    const raw = directSqlite(db);
+    if (raw && (options.direct || db.isTransaction)) {
       let byText = statements.get(raw);
       if (!byText) {
         byText = new Map();
@@ -134,6 +140,10 @@ export function preparedBySize<Row, Args extends unknown[]>(
         byText.set(text, stmt);
       }
       if (stmt.reader) return { rows: rowsOf<Row>(stmt, values as unknown[]) };
+      if (db.isTransaction) {
+        const { changes, lastInsertRowid } = stmt.run(values as unknown[]);
+        return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+      }
     }
     return db.executeQuery<Row>(CompiledQuery.raw(text, values as unknown[]));
   };

@@ -11,27 +11,28 @@ export interface NewUserEvent {
   payload: string;
 }
 
-/** Inserts events of one transaction; answers the rows with their ids, in order. */
+/** Inserts events of one transaction; answers their ids, in order. */
 export async function insertUserEvents(
   db: Executor,
   events: NewUserEvent[],
   createdAt: number,
-): Promise<UserEvent[]> {
-  if (events.length === 0) return [];
-  const rows: UserEvent[] = [];
+): Promise<number[]> {
+  const ids = new Array<number>(events.length);
   // One at a time: the ids must follow the order the events happened in on both dialects, and
   // `returning` of a multi-row insert promises no order.
-  for (const e of events) {
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
     const [row] = await insertUserEvent(db, e.idUser, e.type, e.payload, createdAt);
-    rows.push(row!);
+    ids[i] = row!.idEvent;
   }
-  return rows;
+  return ids;
 }
 
-// Compiled once: a checkout's outbox delivery inserts a hundred events.
+// Compiled once: a checkout's outbox delivery inserts a hundred events. Only the id comes back: the
+// payload, an order of a hundred lines for two of a checkout's events, was read back for nothing.
 const insertUserEvent = prepared(
   (db: Executor, idUser: number, type: string, payload: string, createdAt: number) =>
-    db.insertInto('userEvents').values({ idUser, type, payload, createdAt }).returningAll(),
+    db.insertInto('userEvents').values({ idUser, type, payload, createdAt }).returning('idEvent'),
   [0, '', '', 0],
 );
 
