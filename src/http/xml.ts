@@ -83,8 +83,8 @@ export class CompiledTree<T extends object = Tree> {
     /**
      * The same children written straight into the answer's bytes (`XmlWriter`), for an entity of
      * an answer's list (`toXmlBuffer`): a page of 100 orders built as one string per order was a
-     * rope of some 30,000 pieces, flattened and encoded again, a third of its time with the
-     * garbage it left.
+     * rope of some 30,000 pieces, flattened and encoded again, which with the garbage it left was
+     * most of what writing it cost.
      */
     readonly writeTo?: (tree: T, out: XmlWriter) => void,
   ) {}
@@ -289,19 +289,14 @@ function putBytes(bytes: Uint8Array, at: number): number {
 /** Opening and closing tags as UTF-8, for the elements of lists of encoded entities (a few names). */
 const TAG_BYTES = new Map<string, readonly [Buffer, Buffer]>();
 
-function tagBytesOf(name: string): readonly [Buffer, Buffer] {
+/** An element whose children come as `CompiledTree.encoded` pieces. */
+function putEncoded(name: string, value: CompiledTree<object>, at: number): number {
   let tags = TAG_BYTES.get(name);
   if (tags === undefined) {
     const text = tagsOf(name);
     tags = [Buffer.from(text[0]), Buffer.from(text[1])];
     if (TAG_BYTES.size < MAX_TAGS) TAG_BYTES.set(name, tags);
   }
-  return tags;
-}
-
-/** An element whose children come as `CompiledTree.encoded` pieces. */
-function putEncoded(name: string, value: CompiledTree<object>, at: number): number {
-  const tags = tagBytesOf(name);
   at = putBytes(tags[0], at);
   for (const piece of value.encoded!(value.tree))
     at = typeof piece === 'string' ? put(piece, at) : putBytes(piece, at);
@@ -330,7 +325,7 @@ export const xmlBytes = (markup: string): Uint8Array => new Uint8Array(Buffer.fr
  * Writes the XML of a compiled entity straight into the answer's bytes: its markup as bytes
  * encoded once, its values character by character, escaped as they go. No string is built for
  * the entity, and nothing is left for the garbage collector. Byte for byte what encoding the
- * generic writer's text gives (`order.test.ts`, `xml.test.ts` compare them).
+ * generic writer's text gives (`order.test.ts` compares them).
  */
 export class XmlWriter {
   /** The buffer written (`scratch`) and where in it. */
