@@ -1,7 +1,8 @@
 import { homeAddress } from '../domain/cart.js';
 import type { PostalAddress } from '../store/reservations.js';
 import { type Static, Type } from '@sinclair/typebox';
-import { tag, textXml } from './compiled-xml.js';
+import type { XmlWriter } from '../http/xml.js';
+import { tag, textTo, textXml } from './compiled-xml.js';
 import { Nullable } from './values.js';
 
 export const AddressSchema = Type.Object(
@@ -61,4 +62,22 @@ export function addressXml(
     textXml(T.city, city) +
     textXml(T.country, country)
   );
+}
+
+/** `addressXml` written into an answer's bytes. */
+export function addressTo(
+  out: XmlWriter,
+  name: string,
+  extra: string | null,
+  street: string,
+  zip: string,
+  city: string,
+  country: string,
+): void {
+  textTo(out, T.name, name);
+  textTo(out, T.extra, extra);
+  textTo(out, T.street, street);
+  textTo(out, T.zip, zip);
+  textTo(out, T.city, city);
+  textTo(out, T.country, country);
 }

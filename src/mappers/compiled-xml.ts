@@ -1,4 +1,4 @@
-import { xmlElement, xmlText } from '../http/xml.js';
+import { xmlBytes, xmlElement, type XmlWriter, xmlText } from '../http/xml.js';
 import { formatCents, formatTimestamp } from '../format.js';
 
 /**
@@ -14,16 +14,38 @@ export interface Tag {
   readonly empty: string;
   readonly isTrue: string;
   readonly isFalse: string;
+  /** The same as UTF-8 bytes, for `XmlWriter`. */
+  readonly bytes: {
+    readonly open: Uint8Array;
+    readonly close: Uint8Array;
+    readonly empty: Uint8Array;
+    readonly isTrue: Uint8Array;
+    readonly isFalse: Uint8Array;
+  };
 }
 
-export const tag = (name: string): Tag => ({
-  name,
-  open: `<${name}>`,
-  close: `</${name}>`,
-  empty: `<${name}/>`,
-  isTrue: `<${name}>true</${name}>`,
-  isFalse: `<${name}>false</${name}>`,
-});
+export function tag(name: string): Tag {
+  const open = `<${name}>`;
+  const close = `</${name}>`;
+  const empty = `<${name}/>`;
+  const isTrue = `<${name}>true</${name}>`;
+  const isFalse = `<${name}>false</${name}>`;
+  return {
+    name,
+    open,
+    close,
+    empty,
+    isTrue,
+    isFalse,
+    bytes: {
+      open: xmlBytes(open),
+      close: xmlBytes(close),
+      empty: xmlBytes(empty),
+      isTrue: xmlBytes(isTrue),
+      isFalse: xmlBytes(isFalse),
+    },
+  };
+}
 
 /** A string field (empty: the empty element; null: the same). */
 export function textXml(t: Tag, value: unknown): string {
@@ -50,4 +72,67 @@ export function moneyXml(t: Tag, cents: number | null | undefined): string {
 export function timestampXml(t: Tag, ms: number | null | undefined): string {
   // Digits, dashes, colons, `T` and the offset's sign: nothing to escape.
   return ms === null || ms === undefined ? t.empty : t.open + formatTimestamp(ms) + t.close;
+}
+
+// The same fields written into an answer's bytes (`XmlWriter`), for the entities of a list that
+// `toXmlBuffer` writes: each gives the bytes of the function above of the same value.
+
+/** `textXml`. */
+export function textTo(out: XmlWriter, t: Tag, value: unknown): void {
+  if (typeof value === 'string' && value !== '') out.text(t.bytes.open, value, t.bytes.close);
+  else if (value === '' || value === null) out.bytes(t.bytes.empty);
+  else out.markup(textXml(t, value));
+}
+
+/** `intXml`. */
+export function intTo(out: XmlWriter, t: Tag, value: unknown): void {
+  if (typeof value === 'number') out.numberIn(t.bytes.open, value, t.bytes.close);
+  else if (value === null) out.bytes(t.bytes.empty);
+  else out.markup(intXml(t, value));
+}
+
+/** `boolXml`. */
+export const boolTo = (out: XmlWriter, t: Tag, value: boolean): void =>
+  out.bytes(value ? t.bytes.isTrue : t.bytes.isFalse);
+
+const POINT = xmlBytes('.');
+const POINT_ZERO = xmlBytes('.0');
+
+/** `moneyXml`: cents as digits, a point and two digits, without a string. */
+export function moneyTo(out: XmlWriter, t: Tag, cents: number | null | undefined): void {
+  if (typeof cents === 'number' && cents >= 0 && cents <= 0x7fffffff && (cents | 0) === cents) {
+    out.bytes(t.bytes.open);
+    out.number(Math.floor(cents / 100));
+    const rest = cents % 100;
+    out.bytes(rest < 10 ? POINT_ZERO : POINT);
+    out.number(rest);
+    out.bytes(t.bytes.close);
+  } else out.markup(moneyXml(t, cents));
+}
+
+/** `timestampXml`. */
+export function timestampTo(out: XmlWriter, t: Tag, ms: number | null | undefined): void {
+  if (ms === null || ms === undefined) out.bytes(t.bytes.empty);
+  else {
+    out.bytes(t.bytes.open);
+    out.bytes(timestampBytes(ms));
+    out.bytes(t.bytes.close);
+  }
+}
+
+/**
+ * `formatTimestamp` as bytes, kept as it keeps its texts (the same orders are written again on
+ * every read of them). Bounded: cleared when full.
+ */
+const TIMESTAMPS = new Map<number, Uint8Array>();
+const MAX_TIMESTAMPS = 10_000;
+
+function timestampBytes(ms: number): Uint8Array {
+  let bytes = TIMESTAMPS.get(ms);
+  if (bytes === undefined) {
+    bytes = xmlBytes(formatTimestamp(ms));
+    if (TIMESTAMPS.size >= MAX_TIMESTAMPS) TIMESTAMPS.clear();
+    TIMESTAMPS.set(ms, bytes);
+  }
+  return bytes;
 }

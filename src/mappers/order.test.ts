@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { OrderView } from '../domain/order-views.js';
-import { CompiledTree, toXml } from '../http/xml.js';
+import { CompiledTree, toXml, toXmlBuffer } from '../http/xml.js';
 import type { ArticleView } from '../store/articles.js';
 import type { Order, OrderEvaluation, OrderState } from '../store/schema.js';
 import type { ShownUser } from '../store/users.js';
@@ -30,11 +30,12 @@ function user(idUser: number, odd: boolean): ShownUser {
     riskGroup: idUser % 2,
     lossPercentage: '0 - 2%',
     unsentShipments: idUser,
-    reputation: 1,
+    // Numbers the byte writer writes as digits, and ones it leaves to `String`.
+    reputation: odd ? -1 : 1,
     shipsFast: 0,
-    sellCount: 3,
+    sellCount: odd ? 2 ** 33 : 3,
     soldItems: 9,
-    avgShippingTime: 2,
+    avgShippingTime: odd ? 1.5 : 2,
     onVacation: odd ? 1 : 0,
   };
 }
@@ -74,6 +75,18 @@ function line(idArticle: number, idGame: number, comments: string): ArticleView 
   };
 }
 
+// Texts the byte writer takes each of its ways with: escapes, controls it drops, two-, three- and
+// four-byte characters, lone surrogates (U+FFFD), and texts long enough for Node to write.
+const COMMENTS = [
+  'mint & <sealed> ñ',
+  '€ 5\uFFFE off\u0007',
+  'lone \uD83D here, \uDE00 there, and \uD83D\u0001\uDE00 joined',
+  'played 🃏 >',
+  `long ${'é & ü <x> '.repeat(20)}`,
+  `long ascii ${'abc & <d> '.repeat(20)}`,
+  `long and lone ${'\uD800x'.repeat(70)}`,
+];
+
 const STATES: OrderState[] = ['bought', 'paid', 'sent', 'received', 'lost', 'cancelled'];
 
 function order(idOrder: number, idSeller: number, idBuyer: number, k: number): Order {
@@ -107,7 +120,7 @@ function order(idOrder: number, idSeller: number, idBuyer: number, k: number): O
     articleCount: k,
     articleValue: k * 101 - 50,
     totalValue: k * 114,
-    cancellationRequestBuyer: set(4) ? 'too slow & <late>' : set(128) ? '' : null,
+    cancellationRequestBuyer: set(4) ? 'too slow & <late> — sorry' : set(128) ? '' : null,
     cancellationRequestSeller: set(8) ? 'out of stock' : null,
     relistOnCancel: 0,
     note: set(16) ? 'note\n<b>&</b>' : '',
@@ -129,7 +142,7 @@ function evaluation(idOrder: number, k: number): OrderEvaluation | undefined {
     itemDescription: 2,
     packaging: 3,
     speed: k % 2 === 0 ? 1 : null,
-    comment: k % 4 === 0 ? '' : 'fine & <quick>',
+    comment: k % 4 === 0 ? '' : 'fine & <quick> ✓',
     complaints: k % 5 === 0 ? '[]' : JSON.stringify(['badlyPacked', 'x & <y>']),
     createdAt: 0,
   } as unknown as OrderEvaluation;
@@ -147,7 +160,7 @@ describe('Order mapper', () => {
         seller,
         buyer,
         lines: Array.from({ length: k % 3 }, (_, i) =>
-          line(10 * k + i, [1, 3, 6][(k + i) % 3]!, i === 0 ? '' : 'mint & <sealed> ñ'),
+          line(10 * k + i, [1, 3, 6][(k + i) % 3]!, i === 0 ? '' : COMMENTS[k % COMMENTS.length]!),
         ),
         evaluation: evaluation(1000 + k, k),
       });
@@ -158,6 +171,13 @@ describe('Order mapper', () => {
       const compiled = { order: mapOrders(views, idViewer) };
       assert.ok(compiled.order[0] instanceof CompiledTree);
       assert.equal(toXml(compiled), toXml(plain), `viewer ${idViewer}`);
+      // Written straight into the answer's bytes: the bytes of the generic writer's text, twice
+      // over (the parties copied from the first answer's bytes would be wrong in the second).
+      const bytes = Buffer.from(toXml(plain), 'utf8');
+      for (let round = 0; round < 2; round++) {
+        const written = toXmlBuffer(compiled);
+        assert.ok(written.equals(bytes), `viewer ${idViewer}, round ${round}`);
+      }
       assert.equal(JSON.stringify(compiled), JSON.stringify(plain), `viewer ${idViewer}`);
     }
   });

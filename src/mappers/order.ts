@@ -1,13 +1,31 @@
 import type { OrderView } from '../domain/order-views.js';
 import type { Order, OrderEvaluation } from '../store/schema.js';
 import { type Static, Type } from '@sinclair/typebox';
-import { addressXml, AddressSchema, mapAddress } from './address.js';
-import { ArticleSchema, mapArticle } from './article.js';
-import { boolXml, intXml, moneyXml, type Tag, tag, textXml, timestampXml } from './compiled-xml.js';
-import { mapShippingMethod, ShippingMethodSchema, shippingMethodXml } from './shipping-method.js';
+import { addressTo, addressXml, AddressSchema, mapAddress } from './address.js';
+import { ArticleSchema, mapArticle, orderLineTo } from './article.js';
+import {
+  boolTo,
+  boolXml,
+  intTo,
+  intXml,
+  moneyTo,
+  moneyXml,
+  type Tag,
+  tag,
+  textTo,
+  textXml,
+  timestampTo,
+  timestampXml,
+} from './compiled-xml.js';
+import {
+  mapShippingMethod,
+  ShippingMethodSchema,
+  shippingMethodTo,
+  shippingMethodXml,
+} from './shipping-method.js';
 import type { ShownUser } from '../store/users.js';
-import { type ApiUser, counterpartyXml, mapUser, UserSchema } from './user.js';
-import { CompiledTree, SharedTree, xmlElement } from '../http/xml.js';
+import { type ApiUser, counterpartyTo, counterpartyXml, mapUser, UserSchema } from './user.js';
+import { CompiledTree, SharedTree, xmlElement, xmlBytes, type XmlWriter } from '../http/xml.js';
 import {
   BoolSchema,
   link,
@@ -144,9 +162,18 @@ function counterparty(user: ShownUser, users: Map<ShownUser, ApiUser> | undefine
  * JSON writes the tree `mapOrder` gives, built when it is asked for.
  */
 export function mapOrders(views: OrderView[], idViewer: number): ApiOrder[] {
-  const page: OrderPage = { idViewer, users: new Map(), usersXml: new Map(), once: new MappedOnce() };
+  const page: OrderPage = {
+    idViewer,
+    users: new Map(),
+    usersXml: new Map(),
+    once: new MappedOnce(),
+    written: new Map(),
+    answer: -1,
+  };
   // Typed as the tree it stands for: both writers render it as that tree.
-  return views.map((view) => new CompiledOrder({ view, page }, orderXml) as unknown as ApiOrder);
+  return views.map(
+    (view) => new CompiledOrder({ view, page }, orderXml, undefined, orderTo) as unknown as ApiOrder,
+  );
 }
 
 /** What the orders of one answer share: the viewer, and each party and product mapped once. */
@@ -155,6 +182,9 @@ interface OrderPage {
   users: Map<ShownUser, ApiUser>;
   usersXml: Map<ShownUser, string>;
   once: MappedOnce;
+  /** Where each party's bytes stand in the answer `answer` (`XmlWriter.mark`), to copy them again. */
+  written: Map<ShownUser, readonly [from: number, to: number]>;
+  answer: number;
 }
 
 interface OrderSource {
@@ -302,6 +332,116 @@ function orderXml({ view: v, page }: OrderSource): string {
       ? `<links><rel>self</rel><href>/order/${o.idOrder}</href><method>GET</method></links>`
       : xmlElement('links', [link('self', `/order/${o.idOrder}`)]))
   );
+}
+
+/** The markup between the values of the writers into bytes below, encoded once. */
+const M = {
+  SELLER: xmlBytes('<seller>'),
+  SELLER_END_BUYER: xmlBytes('</seller><buyer>'),
+  BUYER_END_STATE: xmlBytes('</buyer><state>'),
+  STATE_END_SHIPPING: xmlBytes('</state><shippingMethod>'),
+  SHIPPING_END: xmlBytes('</shippingMethod>'),
+  NO_PRESALE_ADDRESS: xmlBytes('<isPresale>false</isPresale><shippingAddress>'),
+  ADDRESS_END: xmlBytes('</shippingAddress>'),
+  NO_EVALUATION: xmlBytes('<evaluation/>'),
+  ARTICLE: xmlBytes('<article>'),
+  ARTICLE_END: xmlBytes('</article>'),
+  EUROS: xmlBytes('<idCurrency>1</idCurrency><currencyCode>EUR</currencyCode>'),
+  VAT_REQUESTS: xmlBytes('<vatCollectedByCm/><cancellationRequests>'),
+  REQUESTS_END: xmlBytes('</cancellationRequests>'),
+  SELF_ORDER: xmlBytes('<links><rel>self</rel><href>/order/'),
+  GET_END: xmlBytes('</href><method>GET</method></links>'),
+};
+
+/** `requestXml` into the answer's bytes: nearly always none. */
+function requestTo(out: XmlWriter, t: Tag, reason: string | null, date: number | null): void {
+  if (reason === null) out.bytes(t.bytes.empty);
+  else out.markup(requestXml(t, reason, date));
+}
+
+/**
+ * A party's XML written into the answer's bytes: the first time in full, then copied from there
+ * (the seller of every order on a seller's page).
+ */
+function partyTo(out: XmlWriter, user: ShownUser, page: OrderPage): void {
+  if (page.answer !== out.answer) {
+    page.written.clear();
+    page.answer = out.answer;
+  }
+  const at = page.written.get(user);
+  if (at !== undefined) {
+    out.again(at[0], at[1]);
+    return;
+  }
+  const from = out.mark();
+  counterpartyTo(out, user);
+  page.written.set(user, [from, out.mark()]);
+}
+
+/** `orderXml` written straight into the answer's bytes (`CompiledTree.writeTo`). */
+function orderTo({ view: v, page }: OrderSource, out: XmlWriter): void {
+  const o = v.order;
+  const idViewer = page.idViewer;
+  intTo(out, T.idOrder, o.idOrder);
+  boolTo(out, T.isBuyer, o.idBuyer === idViewer);
+  out.bytes(M.SELLER);
+  partyTo(out, v.seller, page);
+  out.bytes(M.SELLER_END_BUYER);
+  partyTo(out, v.buyer, page);
+  out.bytes(M.BUYER_END_STATE);
+  textTo(out, T.state, o.state === 'received' && v.evaluation !== undefined ? 'evaluated' : o.state);
+  timestampTo(out, T.dateBought, o.dateBought);
+  if (o.datePaid !== null) timestampTo(out, T.datePaid, o.datePaid);
+  if (o.dateSent !== null) timestampTo(out, T.dateSent, o.dateSent);
+  if (o.dateReceived !== null) timestampTo(out, T.dateReceived, o.dateReceived);
+  if (o.dateLost !== null) timestampTo(out, T.dateLost, o.dateLost);
+  if (o.dateCancelled !== null) timestampTo(out, T.dateCancelled, o.dateCancelled);
+  if (o.cancellationReason !== null) textTo(out, T.reason, o.cancellationReason);
+  if (o.wasMergedInto !== null) intTo(out, T.wasMergedInto, o.wasMergedInto);
+  out.bytes(M.STATE_END_SHIPPING);
+  shippingMethodTo(out, {
+    idShippingMethod: o.idShippingMethod,
+    name: o.shippingMethodName,
+    price: o.shippingPrice,
+    isLetter: o.isLetter,
+    isInsured: o.isInsured,
+  });
+  out.bytes(M.SHIPPING_END);
+  textTo(out, T.trackingNumber, o.trackingNumber ?? '');
+  textTo(out, T.temporaryEmail, o.idSeller === idViewer ? v.buyer.email : '');
+  out.bytes(M.NO_PRESALE_ADDRESS);
+  addressTo(
+    out,
+    o.shippingName,
+    o.shippingExtra,
+    o.shippingStreet,
+    o.shippingZip,
+    o.shippingCity,
+    o.shippingCountry,
+  );
+  out.bytes(M.ADDRESS_END);
+  intTo(out, T.articleCount, o.articleCount);
+  textTo(out, T.note, o.note);
+  if (v.evaluation) out.markup(evaluationXml(v.evaluation));
+  else out.bytes(M.NO_EVALUATION);
+  for (const line of v.lines) {
+    out.bytes(M.ARTICLE);
+    orderLineTo(out, line);
+    out.bytes(M.ARTICLE_END);
+  }
+  moneyTo(out, T.articleValue, o.articleValue);
+  moneyTo(out, T.totalValue, o.totalValue);
+  out.bytes(M.EUROS);
+  textTo(out, T.phoneNumber, v.buyer.phoneNumber);
+  out.bytes(M.VAT_REQUESTS);
+  requestTo(out, T.cancellationRequestBuyer, o.cancellationRequestBuyer, o.cancellationRequestBuyerDate);
+  requestTo(out, T.cancellationRequestSeller, o.cancellationRequestSeller, o.cancellationRequestSellerDate);
+  out.bytes(M.REQUESTS_END);
+  if (typeof o.idOrder === 'number') {
+    out.bytes(M.SELF_ORDER);
+    out.number(o.idOrder);
+    out.bytes(M.GET_END);
+  } else out.markup(xmlElement('links', [link('self', `/order/${o.idOrder}`)]));
 }
 
 function request(reason: string | null, date: number | null) {

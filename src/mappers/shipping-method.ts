@@ -1,6 +1,7 @@
 import type { PricedMethod } from '../domain/shipping.js';
 import { type Static, Type } from '@sinclair/typebox';
-import { boolXml, intXml, moneyXml, tag, textXml } from './compiled-xml.js';
+import { xmlBytes, type XmlWriter } from '../http/xml.js';
+import { boolTo, boolXml, intTo, intXml, moneyTo, moneyXml, tag, textTo, textXml } from './compiled-xml.js';
 import { bool, BoolSchema, money, MoneySchema, Nullable } from './values.js';
 
 export const ShippingMethodSchema = Type.Object(
@@ -66,4 +67,19 @@ export function shippingMethodXml(m: ShippingMethodFacts): string {
     boolXml(T.isLetter, bool(m.isLetter)) +
     boolXml(T.isInsured, bool(m.isInsured))
   );
+}
+
+/** The markup between the values of the writers into bytes below, encoded once. */
+const M = {
+  EUROS: xmlBytes('<idCurrency>1</idCurrency><currencyCode>EUR</currencyCode>'),
+};
+
+/** `shippingMethodXml` written into an answer's bytes. */
+export function shippingMethodTo(out: XmlWriter, m: ShippingMethodFacts): void {
+  intTo(out, T.idShippingMethod, m.idShippingMethod);
+  textTo(out, T.name, m.name);
+  moneyTo(out, T.price, m.price);
+  out.bytes(M.EUROS);
+  boolTo(out, T.isLetter, bool(m.isLetter));
+  boolTo(out, T.isInsured, bool(m.isInsured));
 }

@@ -1,8 +1,18 @@
 import type { ShownUser } from '../store/users.js';
 import { type Static, Type } from '@sinclair/typebox';
-import { xmlElement } from '../http/xml.js';
-import { addressXml, AddressSchema, mapHomeAddress } from './address.js';
-import { boolXml, intXml, tag, textXml, timestampXml } from './compiled-xml.js';
+import { xmlElement, xmlBytes, type XmlWriter } from '../http/xml.js';
+import { addressTo, addressXml, AddressSchema, mapHomeAddress } from './address.js';
+import {
+  boolTo,
+  boolXml,
+  intTo,
+  intXml,
+  tag,
+  textTo,
+  textXml,
+  timestampTo,
+  timestampXml,
+} from './compiled-xml.js';
 import { bool, BoolSchema, link, LinksSchema, Nullable, timestamp, TimestampSchema } from './values.js';
 
 export const UserSchema = Type.Object(
@@ -148,3 +158,53 @@ export function userXml(user: ShownUser, context: UserContext): string {
 
 /** `userXml(user, 'counterparty')`. */
 export const counterpartyXml = (user: ShownUser): string => userXml(user, 'counterparty');
+
+/** The markup between the values of the writers into bytes below, encoded once. */
+const M = {
+  NAME: xmlBytes('<name>'),
+  NAME_END_ADDRESS: xmlBytes('</name><address>'),
+  ADDRESS_END: xmlBytes('</address>'),
+  SELF_USERS: xmlBytes('<links><rel>self</rel><href>/users/'),
+  GET_ARTICLES_USERS: xmlBytes('</href><method>GET</method></links><links><rel>articles</rel><href>/users/'),
+  ARTICLES_GET_END: xmlBytes('/articles</href><method>GET</method></links>'),
+};
+
+/** `counterpartyXml` written into an answer's bytes. */
+export function counterpartyTo(out: XmlWriter, user: ShownUser): void {
+  const id = user.idUser;
+  intTo(out, T.idUser, id);
+  textTo(out, T.username, user.username);
+  timestampTo(out, T.registrationDate, user.registerDate);
+  intTo(out, T.isCommercial, user.isCommercial);
+  boolTo(out, T.isSeller, bool(user.maySell));
+  out.bytes(M.NAME);
+  textTo(out, T.company, user.company);
+  textTo(out, T.firstName, user.firstName);
+  textTo(out, T.lastName, user.lastName);
+  out.bytes(M.NAME_END_ADDRESS);
+  addressTo(out, user.addressName, user.addressExtra, user.street, user.zip, user.city, user.country);
+  out.bytes(M.ADDRESS_END);
+  textTo(out, T.phone, user.phoneNumber);
+  textTo(out, T.email, user.email);
+  textTo(out, T.vat, user.vat);
+  textTo(out, T.legalInformation, user.legalInformation);
+  intTo(out, T.riskGroup, user.riskGroup);
+  textTo(out, T.lossPercentage, user.lossPercentage);
+  intTo(out, T.unsentShipments, user.unsentShipments);
+  intTo(out, T.reputation, user.reputation);
+  intTo(out, T.shipsFast, user.shipsFast);
+  intTo(out, T.sellCount, user.sellCount);
+  intTo(out, T.soldItems, user.soldItems);
+  intTo(out, T.avgShippingTime, user.avgShippingTime);
+  boolTo(out, T.onVacation, bool(user.onVacation));
+  if (typeof id === 'number') {
+    out.bytes(M.SELF_USERS);
+    out.number(id);
+    out.bytes(M.GET_ARTICLES_USERS);
+    out.number(id);
+    out.bytes(M.ARTICLES_GET_END);
+  } else
+    out.markup(
+      xmlElement('links', [link('self', `/users/${id}`), link('articles', `/users/${id}/articles`)]),
+    );
+}
