@@ -73,7 +73,11 @@ export class SharedTree {
 export class CompiledTree<T extends object = Tree> {
   constructor(
     readonly tree: T,
-    readonly write: (tree: T) => string,
+    /**
+     * Undefined for an entity that only `writeTo` writes: the generic walk then writes the tree
+     * its `toJSON` gives (the same bytes), as where it is met outside a list (an error's answer).
+     */
+    readonly write: ((tree: T) => string) | undefined,
     /**
      * The same children as pieces of text and of UTF-8 bytes kept from answer to answer, for an
      * entity of an answer's list (`toXmlBuffer`), where most of its text never changes: copying the
@@ -160,7 +164,10 @@ function writeValue(name: string, value: unknown): string {
     for (const item of value) out += writeValue(name, item);
     return out;
   }
-  if (value instanceof CompiledTree) return tags[0] + value.write(value.tree) + tags[1];
+  if (value instanceof CompiledTree)
+    return value.write === undefined
+      ? writeValue(name, value.toJSON())
+      : tags[0] + value.write(value.tree) + tags[1];
   if (value instanceof CompiledList) {
     if (value.name !== name) return writeValue(name, value.toJSON());
     let out = '';

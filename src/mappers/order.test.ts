@@ -179,6 +179,9 @@ describe('Order mapper', () => {
         assert.ok(written.equals(bytes), `viewer ${idViewer}, round ${round}`);
       }
       assert.equal(JSON.stringify(compiled), JSON.stringify(plain), `viewer ${idViewer}`);
+      // Met outside a list, an order has no writer of its own: the generic walk writes its tree.
+      const one = { order: compiled.order[4] };
+      assert.ok(toXmlBuffer(one).equals(Buffer.from(toXml({ order: plain.order[4] }), 'utf8')));
     }
   });
 });

@@ -1,15 +1,13 @@
 import type { OrderView } from '../domain/order-views.js';
 import type { Order, OrderEvaluation } from '../store/schema.js';
 import { type Static, Type } from '@sinclair/typebox';
-import { addressTo, addressXml, AddressSchema, mapAddress } from './address.js';
+import { addressTo, AddressSchema, mapAddress } from './address.js';
 import { ArticleSchema, mapArticle, orderLineTo } from './article.js';
 import {
   boolTo,
-  boolXml,
   intTo,
   intXml,
   moneyTo,
-  moneyXml,
   type Tag,
   tag,
   textTo,
@@ -17,14 +15,9 @@ import {
   timestampTo,
   timestampXml,
 } from './compiled-xml.js';
-import {
-  mapShippingMethod,
-  ShippingMethodSchema,
-  shippingMethodTo,
-  shippingMethodXml,
-} from './shipping-method.js';
+import { mapShippingMethod, ShippingMethodSchema, shippingMethodTo } from './shipping-method.js';
 import type { ShownUser } from '../store/users.js';
-import { type ApiUser, counterpartyTo, counterpartyXml, mapUser, UserSchema } from './user.js';
+import { type ApiUser, counterpartyTo, mapUser, UserSchema } from './user.js';
 import { CompiledTree, SharedTree, xmlElement, xmlBytes, type XmlWriter } from '../http/xml.js';
 import {
   BoolSchema,
@@ -165,14 +158,13 @@ export function mapOrders(views: OrderView[], idViewer: number): ApiOrder[] {
   const page: OrderPage = {
     idViewer,
     users: new Map(),
-    usersXml: new Map(),
     once: new MappedOnce(),
     written: new Map(),
     answer: -1,
   };
   // Typed as the tree it stands for: both writers render it as that tree.
   return views.map(
-    (view) => new CompiledOrder({ view, page }, orderXml, undefined, orderTo) as unknown as ApiOrder,
+    (view) => new CompiledOrder({ view, page }, undefined, undefined, orderTo) as unknown as ApiOrder,
   );
 }
 
@@ -180,7 +172,6 @@ export function mapOrders(views: OrderView[], idViewer: number): ApiOrder[] {
 interface OrderPage {
   idViewer: number;
   users: Map<ShownUser, ApiUser>;
-  usersXml: Map<ShownUser, string>;
   once: MappedOnce;
   /** Where each party's bytes stand in the answer `answer` (`XmlWriter.mark`), to copy them again. */
   written: Map<ShownUser, readonly [from: number, to: number]>;
@@ -230,20 +221,6 @@ const T = {
   cancellationRequestSeller: tag('cancellationRequestSeller'),
 };
 
-/** A party's XML, written once per answer however many of its orders name them. */
-function counterpartyText(user: ShownUser, page: OrderPage): string {
-  const text = page.usersXml.get(user);
-  if (text === undefined) {
-    const written = counterpartyXml(user);
-    page.usersXml.set(user, written);
-    return written;
-  }
-  // Used again (the seller of every order on a seller's page): joined once (converting it to a
-  // number reads it whole), or each use would walk its pieces. A buyer named once is not.
-  void Number(text);
-  return text;
-}
-
 function evaluationXml(e: OrderEvaluation): string {
   const complaints = JSON.parse(e.complaints) as unknown[];
   let out =
@@ -263,75 +240,6 @@ function requestXml(t: Tag, reason: string | null, date: number | null): string 
   return reason === null
     ? t.empty
     : t.open + textXml(T.reason, reason) + timestampXml(T.date, date) + t.close;
-}
-
-/**
- * The Order's XML children, compiled for its schema: byte for byte what the generic writer gives
- * for `mapOrder`'s tree (`order.test.ts` compares them, in every state and with the
- * optional parts).
- */
-function orderXml({ view: v, page }: OrderSource): string {
-  const o = v.order;
-  const idViewer = page.idViewer;
-  let out =
-    intXml(T.idOrder, o.idOrder) +
-    boolXml(T.isBuyer, o.idBuyer === idViewer) +
-    '<seller>' +
-    counterpartyText(v.seller, page) +
-    '</seller><buyer>' +
-    counterpartyText(v.buyer, page) +
-    '</buyer><state>' +
-    textXml(T.state, o.state === 'received' && v.evaluation !== undefined ? 'evaluated' : o.state) +
-    timestampXml(T.dateBought, o.dateBought);
-  if (o.datePaid !== null) out += timestampXml(T.datePaid, o.datePaid);
-  if (o.dateSent !== null) out += timestampXml(T.dateSent, o.dateSent);
-  if (o.dateReceived !== null) out += timestampXml(T.dateReceived, o.dateReceived);
-  if (o.dateLost !== null) out += timestampXml(T.dateLost, o.dateLost);
-  if (o.dateCancelled !== null) out += timestampXml(T.dateCancelled, o.dateCancelled);
-  if (o.cancellationReason !== null) out += textXml(T.reason, o.cancellationReason);
-  if (o.wasMergedInto !== null) out += intXml(T.wasMergedInto, o.wasMergedInto);
-  out +=
-    '</state><shippingMethod>' +
-    shippingMethodXml({
-      idShippingMethod: o.idShippingMethod,
-      name: o.shippingMethodName,
-      price: o.shippingPrice,
-      isLetter: o.isLetter,
-      isInsured: o.isInsured,
-    }) +
-    '</shippingMethod>' +
-    textXml(T.trackingNumber, o.trackingNumber ?? '') +
-    textXml(T.temporaryEmail, o.idSeller === idViewer ? v.buyer.email : '') +
-    '<isPresale>false</isPresale><shippingAddress>' +
-    addressXml(
-      o.shippingName,
-      o.shippingExtra,
-      o.shippingStreet,
-      o.shippingZip,
-      o.shippingCity,
-      o.shippingCountry,
-    ) +
-    '</shippingAddress>' +
-    intXml(T.articleCount, o.articleCount) +
-    textXml(T.note, o.note) +
-    (v.evaluation ? evaluationXml(v.evaluation) : '<evaluation/>');
-  for (const line of v.lines) {
-    out += xmlElement('article', mapArticle(line, { context: 'order', once: page.once }));
-  }
-  return (
-    out +
-    moneyXml(T.articleValue, o.articleValue) +
-    moneyXml(T.totalValue, o.totalValue) +
-    '<idCurrency>1</idCurrency><currencyCode>EUR</currencyCode>' +
-    textXml(T.phoneNumber, v.buyer.phoneNumber) +
-    '<vatCollectedByCm/><cancellationRequests>' +
-    requestXml(T.cancellationRequestBuyer, o.cancellationRequestBuyer, o.cancellationRequestBuyerDate) +
-    requestXml(T.cancellationRequestSeller, o.cancellationRequestSeller, o.cancellationRequestSellerDate) +
-    '</cancellationRequests>' +
-    (typeof o.idOrder === 'number'
-      ? `<links><rel>self</rel><href>/order/${o.idOrder}</href><method>GET</method></links>`
-      : xmlElement('links', [link('self', `/order/${o.idOrder}`)]))
-  );
 }
 
 /** The markup between the values of the writers into bytes below, encoded once. */
@@ -378,7 +286,12 @@ function partyTo(out: XmlWriter, user: ShownUser, page: OrderPage): void {
   page.written.set(user, [from, out.mark()]);
 }
 
-/** `orderXml` written straight into the answer's bytes (`CompiledTree.writeTo`). */
+/**
+ * The Order's XML children, compiled for its schema and written straight into the answer's bytes
+ * (`CompiledTree.writeTo`): byte for byte what the generic writer gives for `mapOrder`'s tree
+ * (`order.test.ts` compares them, in every state and with the optional parts). Its only writer: an
+ * order met outside a list is written from that tree.
+ */
 function orderTo({ view: v, page }: OrderSource, out: XmlWriter): void {
   const o = v.order;
   const idViewer = page.idViewer;

@@ -1,7 +1,7 @@
 import type { PricedMethod } from '../domain/shipping.js';
 import { type Static, Type } from '@sinclair/typebox';
 import { xmlBytes, type XmlWriter } from '../http/xml.js';
-import { boolTo, boolXml, intTo, intXml, moneyTo, moneyXml, tag, textTo, textXml } from './compiled-xml.js';
+import { boolTo, intTo, moneyTo, tag, textTo } from './compiled-xml.js';
 import { bool, BoolSchema, money, MoneySchema, Nullable } from './values.js';
 
 export const ShippingMethodSchema = Type.Object(
@@ -57,24 +57,12 @@ const T = {
   isInsured: tag('isInsured'),
 };
 
-/** The XML children of `mapShippingMethod(m)`, for the writers compiled for an entity. */
-export function shippingMethodXml(m: ShippingMethodFacts): string {
-  return (
-    intXml(T.idShippingMethod, m.idShippingMethod) +
-    textXml(T.name, m.name) +
-    moneyXml(T.price, m.price) +
-    '<idCurrency>1</idCurrency><currencyCode>EUR</currencyCode>' +
-    boolXml(T.isLetter, bool(m.isLetter)) +
-    boolXml(T.isInsured, bool(m.isInsured))
-  );
-}
-
 /** The markup between the values of the writers into bytes below, encoded once. */
 const M = {
   EUROS: xmlBytes('<idCurrency>1</idCurrency><currencyCode>EUR</currencyCode>'),
 };
 
-/** `shippingMethodXml` written into an answer's bytes. */
+/** The XML children of `mapShippingMethod(m)`, written into an answer's bytes (the order's writer). */
 export function shippingMethodTo(out: XmlWriter, m: ShippingMethodFacts): void {
   intTo(out, T.idShippingMethod, m.idShippingMethod);
   textTo(out, T.name, m.name);

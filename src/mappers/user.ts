@@ -156,9 +156,6 @@ export function userXml(user: ShownUser, context: UserContext): string {
   );
 }
 
-/** `userXml(user, 'counterparty')`. */
-export const counterpartyXml = (user: ShownUser): string => userXml(user, 'counterparty');
-
 /** The markup between the values of the writers into bytes below, encoded once. */
 const M = {
   NAME: xmlBytes('<name>'),
@@ -169,7 +166,7 @@ const M = {
   ARTICLES_GET_END: xmlBytes('/articles</href><method>GET</method></links>'),
 };
 
-/** `counterpartyXml` written into an answer's bytes. */
+/** `userXml(user, 'counterparty')` written into an answer's bytes (the order's writer). */
 export function counterpartyTo(out: XmlWriter, user: ShownUser): void {
   const id = user.idUser;
   intTo(out, T.idUser, id);
