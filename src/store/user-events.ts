@@ -30,7 +30,8 @@ export async function insertUserEvents(
   for (let from = 0; from < events.length; from += ROWS_PER_INSERT) {
     const chunk = events.slice(from, from + ROWS_PER_INSERT);
     const { rows } = await insertRows(db, chunk, createdAt);
-    if (rows.length !== chunk.length) throw new Error(`${chunk.length} events inserted, ${rows.length} ids back`);
+    if (rows.length !== chunk.length)
+      throw new Error(`${chunk.length} events inserted, ${rows.length} ids back`);
     const chunkIds = rows.map((r) => Number(r.idEvent)).sort((x, y) => x - y);
     for (const id of chunkIds) ids.push(id);
   }
