@@ -22,7 +22,7 @@ export async function insertUserEvents(
   createdAt: number,
 ): Promise<number[]> {
   const ids: number[] = [];
-  // Many rows to a statement (a checkout's hundred events one at a time cost 40% more on SQLite,
+  // Many rows to a statement (a checkout's hundred events one at a time cost 70% more on SQLite,
   // and a round trip each on PostgreSQL). The ids must follow the order the events happened in:
   // both dialects insert a VALUES list in its order, each row taking the next id (SQLite's rowid
   // under the write lock, PostgreSQL's sequence, which never goes back), so the ids of a statement
