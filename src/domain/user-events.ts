@@ -10,7 +10,7 @@ import { mapArticle } from '../mappers/article.js';
 import { encodeEventData } from '../mappers/event.js';
 import { mapExport } from '../mappers/export.js';
 import { mapMessage } from '../mappers/message.js';
-import { mapOrder } from '../mappers/order.js';
+import { mapOrder, mapOrderLines } from '../mappers/order.js';
 import { mapUser } from '../mappers/user.js';
 import type { DomainContext } from './context.js';
 import { type AfterCommit, EVENTS, type EventDispatcher } from './events.js';
@@ -102,7 +102,8 @@ export function wantsKind(kinds: string, type: string): boolean {
 /**
  * The order's events to buyer and seller; `sold` adds the seller's `article.sold` events of a new
  * order from the same read and the same mapping (a checkout's order has a hundred lines: reading
- * and mapping it twice was a fifth of the outbox pass that follows a checkout).
+ * and mapping it twice was a fifth of the outbox pass that follows a checkout). The lines are the
+ * same to both parties: mapped once and encoded once for both orders and the sold events.
  */
 async function orderEvents(
   tx: Executor,
@@ -115,29 +116,19 @@ async function orderEvents(
   // An order merged into another is never shown; its survivor's events tell the story.
   const merged = view.order.wasMergedInto !== null;
   const raised: RaisedEvent[] = [];
-  let sellerOrder: unknown;
-  let lines: string[] | undefined;
+  if (merged && !sold) return raised;
+  const lines = mapOrderLines(view);
+  const encoded = lines.map((a) => encodeEventData(a));
   if (!merged) {
     for (const role of ['buyer', 'seller'] as const) {
       const idUser = role === 'buyer' ? view.order.idBuyer : view.order.idSeller;
-      const order = mapOrder(view, idUser);
+      const order = mapOrder(view, idUser, undefined, lines);
       const data = { ...extra(role), order };
-      if (role === 'seller' && sold) {
-        sellerOrder = order;
-        lines = encodedLines(order);
-        raised.push({ idUser, type, data, encoded: encodeAroundLines(data, order, lines) });
-      } else {
-        raised.push({ idUser, type, data });
-      }
+      raised.push({ idUser, type, data, encoded: encodeAroundLines(data, order, encoded) });
     }
   }
-  if (sold) raised.push(...soldEventsOf(view, sellerOrder ?? mapOrder(view, view.order.idSeller), lines));
+  if (sold) raised.push(...soldEventsOf(view, lines, encoded));
   return raised;
-}
-
-/** Each line of a mapped order encoded once: its seller's order event and its sold events share them. */
-function encodedLines(order: unknown): string[] {
-  return ((order as { article?: unknown[] }).article ?? []).map((a) => encodeEventData(a));
 }
 
 /** Stands for an order's lines while the rest of its event is encoded (unknowable to any user text). */
@@ -160,9 +151,8 @@ function encodeAroundLines(data: Record<string, unknown>, order: unknown, lines:
   return `${text.slice(0, at)}[${lines.join(',')}]${text.slice(at + LINES_MARK_TEXT.length)}`;
 }
 
-/** Every copy line of a new order, as the order shows it, to its seller. */
-function soldEventsOf(view: OrderView, sellerOrder: unknown, encoded?: string[]): RaisedEvent[] {
-  const lines = (sellerOrder as { article?: unknown[] }).article ?? [];
+/** Every copy line of a new order, as the order shows it (`mapOrderLines`), to its seller. */
+function soldEventsOf(view: OrderView, lines: unknown[], encoded?: string[]): RaisedEvent[] {
   const idOrderShown = view.order.wasMergedInto ?? view.order.idOrder;
   return lines.map((article, i) => ({
     idUser: view.order.idSeller,
@@ -178,7 +168,7 @@ function soldEventsOf(view: OrderView, sellerOrder: unknown, encoded?: string[])
 
 async function soldEvents(tx: Executor, idOrder: number): Promise<RaisedEvent[]> {
   const view = await loadOrderView(tx, idOrder);
-  return soldEventsOf(view, mapOrder(view, view.order.idSeller));
+  return soldEventsOf(view, mapOrderLines(view));
 }
 
 async function messageEvents(tx: Executor, seq: number): Promise<RaisedEvent[]> {

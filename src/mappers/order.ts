@@ -362,11 +362,24 @@ function request(reason: string | null, date: number | null) {
 }
 
 /**
+ * An order's lines as `mapOrder` shows them, the same to buyer and seller: a caller mapping the
+ * order for both maps its lines once (a checkout's order has a hundred).
+ */
+export function mapOrderLines(v: OrderView): ApiOrder['article'] {
+  return v.lines.map((line) => mapArticle(line, { context: 'order' }));
+}
+
+/**
  * The Order entity (reference §2.11), fields in the reference's order, as the order's buyer or
  * seller (`idViewer`) sees it: both parties with name, address and contact; the articles with
  * the count and price they were bought at.
  */
-export function mapOrder(v: OrderView, idViewer: number, users?: Map<ShownUser, ApiUser>): ApiOrder {
+export function mapOrder(
+  v: OrderView,
+  idViewer: number,
+  users?: Map<ShownUser, ApiUser>,
+  lines: ApiOrder['article'] = mapOrderLines(v),
+): ApiOrder {
   const o = v.order;
   const isSeller = o.idSeller === idViewer;
   return {
@@ -401,7 +414,7 @@ export function mapOrder(v: OrderView, idViewer: number, users?: Map<ShownUser, 
     articleCount: o.articleCount,
     note: o.note,
     evaluation: v.evaluation ? mapEvaluation(v.evaluation) : null,
-    article: v.lines.map((line) => mapArticle(line, { context: 'order' })),
+    article: lines,
     articleValue: money(o.articleValue),
     totalValue: money(o.totalValue),
     idCurrency: 1,

@@ -1,5 +1,6 @@
 import type { Executor } from './db.js';
-import { prepared } from './prepared.js';
+import { sql } from 'kysely';
+import { preparedBySize } from './prepared.js';
 import type { UserEvent } from './schema.js';
 
 /** The public events users receive (README, "Events and webhooks"). */
@@ -11,29 +12,41 @@ export interface NewUserEvent {
   payload: string;
 }
 
+/** Rows to a statement: a checkout's 102 events go in two. */
+const ROWS_PER_INSERT = 100;
+
 /** Inserts events of one transaction; answers their ids, in order. */
 export async function insertUserEvents(
   db: Executor,
   events: NewUserEvent[],
   createdAt: number,
 ): Promise<number[]> {
-  const ids = new Array<number>(events.length);
-  // One at a time: the ids must follow the order the events happened in on both dialects, and
-  // `returning` of a multi-row insert promises no order.
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i]!;
-    const [row] = await insertUserEvent(db, e.idUser, e.type, e.payload, createdAt);
-    ids[i] = row!.idEvent;
+  const ids: number[] = [];
+  // Many rows to a statement (a checkout's hundred events one at a time cost 70% more on SQLite,
+  // and a round trip each on PostgreSQL). The ids must follow the order the events happened in:
+  // both dialects insert a VALUES list in its order, each row taking the next id (SQLite's rowid
+  // under the write lock, PostgreSQL's sequence, which never goes back), so the ids of a statement
+  // increase along its list. `returning` promises no order of its rows, so they are sorted.
+  for (let from = 0; from < events.length; from += ROWS_PER_INSERT) {
+    const chunk = events.slice(from, from + ROWS_PER_INSERT);
+    const { rows } = await insertRows(db, chunk, createdAt);
+    if (rows.length !== chunk.length)
+      throw new Error(`${chunk.length} events inserted, ${rows.length} ids back`);
+    const chunkIds = rows.map((r) => Number(r.idEvent)).sort((x, y) => x - y);
+    for (const id of chunkIds) ids.push(id);
   }
   return ids;
 }
 
-// Compiled once: a checkout's outbox delivery inserts a hundred events. Only the id comes back: the
-// payload, an order of a hundred lines for two of a checkout's events, was read back for nothing.
-const insertUserEvent = prepared(
-  (db: Executor, idUser: number, type: string, payload: string, createdAt: number) =>
-    db.insertInto('userEvents').values({ idUser, type, payload, createdAt }).returning('idEvent'),
-  [0, '', '', 0],
+// Compiled once per number of rows. Only the id comes back: the payload, an order of a hundred
+// lines for two of a checkout's events, was read back for nothing.
+const insertRows = preparedBySize(
+  (db: Executor, events: NewUserEvent[], createdAt: number) =>
+    sql<{ idEvent: number }>`insert into "userEvents" ("idUser", "type", "payload", "createdAt")
+      values ${sql.join(events.map((e) => sql`(${e.idUser}, ${e.type}, ${e.payload}, ${createdAt})`))}
+      returning "idEvent"`.compile(db),
+  (events) => events.length,
+  (events, createdAt) => events.flatMap((e) => [e.idUser, e.type, e.payload, createdAt]),
 );
 
 /** A user's events after `since`, oldest first, and how many there are after `since`. */
