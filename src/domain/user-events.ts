@@ -71,24 +71,22 @@ export interface UserEventOptions {
  * wants the kind. Called in the transaction of the outbox delivery.
  */
 export async function raiseUserEvents(tx: Executor, now: number, events: RaisedEvent[]): Promise<boolean> {
-  const ids = await insertUserEvents(
+  const inserted = await insertUserEvents(
     tx,
     events.map((e) => ({ idUser: e.idUser, type: e.type, payload: e.encoded ?? encodeEventData(e.data) })),
     now,
   );
-  if (ids.length === 0 || !(await anyEnabledEndpoint(tx))) return false;
+  if (inserted.length === 0 || !(await anyEnabledEndpoint(tx))) return false;
   const hearing = new Map<number, Awaited<ReturnType<typeof endpointsHearing>>>();
   const deliveries: Array<{ idEndpoint: number; idEvent: number }> = [];
-  for (let i = 0; i < events.length; i++) {
-    const { idUser, type } = events[i]!;
+  for (const { idEvent, idUser, type } of inserted) {
     let endpoints = hearing.get(idUser);
     if (!endpoints) {
       endpoints = await endpointsHearing(tx, idUser, now);
       hearing.set(idUser, endpoints);
     }
     for (const endpoint of endpoints) {
-      if (wantsKind(endpoint.kinds, type))
-        deliveries.push({ idEndpoint: endpoint.idEndpoint, idEvent: ids[i]! });
+      if (wantsKind(endpoint.kinds, type)) deliveries.push({ idEndpoint: endpoint.idEndpoint, idEvent });
     }
   }
   await insertDeliveries(tx, deliveries, now);
