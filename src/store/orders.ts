@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { ARTICLE_VALUE_COLUMNS, type ArticleView, articleViewOf, PRODUCT_FACT_COLUMNS } from './articles.js';
 import type { Executor } from './db.js';
 import { type PackedKind, packedRow } from './packed.js';
-import { pageBound, prepared, preparedBySize } from './prepared.js';
+import { pageBound, prepared, preparedBySize, unplanned, unplannedText } from './prepared.js';
 import type { Order, OrderArticle, OrderEvaluation, OrderState, OrdersTable } from './schema.js';
 
 /**
@@ -251,12 +251,12 @@ const linesOf = preparedBySize(
       // Packed, with the key to read the rare line whose texts hold the separator the ordinary way.
       .$if(packed, (q) => q.select(['l.idOrder', 'l.idArticle', packedLine.select().as('packed')]))
       .$if(!packed, (q) => q.selectAll('l').select(PRODUCT_FACT_COLUMNS))
-      .where('l.idOrder', 'in', ids)
+      .where('l.idOrder', 'in', ids.map(unplanned))
       // The same rows: the bounds only tell PostgreSQL's planner how few they are. Against a list of
       // a hundred ids alone it estimates a scan of the whole table (of a seller with 10,000 orders)
       // as cheaper than a hundred index probes, and reads every line.
-      .where('l.idOrder', '>=', low)
-      .where('l.idOrder', '<=', high)
+      .where('l.idOrder', '>=', unplanned(low))
+      .where('l.idOrder', '<=', unplanned(high))
       .orderBy('l.idOrder')
       .orderBy('l.idArticle')
       .compile(),
@@ -392,9 +392,9 @@ const countOf = prepared(
     db
       .selectFrom('orderCounts')
       .select('count')
-      .where('idUser', '=', idUser)
-      .where('actor', '=', actor)
-      .where('state', '=', state as OrderState),
+      .where('idUser', '=', unplanned(idUser))
+      .where('actor', '=', unplanned(actor))
+      .where('state', '=', unplannedText<OrderState>(state)),
   [0, 0, ''],
 );
 
@@ -429,15 +429,15 @@ function partyPage(party: 'idSeller' | 'idBuyer', direction: 'asc' | 'desc') {
       db
         .selectFrom('orders')
         .select(['idOrder', packedOrder.select().as('packed')])
-        .where(party, '=', idUser)
-        .where('state', '=', state as OrderState)
+        .where(party, '=', unplanned(idUser))
+        .where('state', '=', unplannedText<OrderState>(state))
         .where('wasMergedInto', 'is', null)
         .where('idOrder', direction === 'asc' ? '>=' : '<=', (eb) =>
           eb
             .selectFrom('orders')
             .select('idOrder')
-            .where(party, '=', idUserAgain)
-            .where('state', '=', stateAgain as OrderState)
+            .where(party, '=', unplanned(idUserAgain))
+            .where('state', '=', unplannedText<OrderState>(stateAgain))
             .where('wasMergedInto', 'is', null)
             .orderBy('idOrder', direction)
             .limit(sql.lit(1))
