@@ -49,6 +49,24 @@ export const PRODUCT_FACT_COLUMNS = [
 ] as const;
 
 /**
+ * The product facts (`PRODUCT_FACT_COLUMNS`) as `packedRow` columns, for a packed read that joins
+ * the product as `p`, its expansion as `e` and its name in the line's language as `n`.
+ */
+export const PRODUCT_FACTS_PACKED: PackedColumns = [
+  ['p_idGame', 'integer', 'p.idGame'],
+  ['p_enName', 'text', 'p.enName'],
+  ['p_locName', 'text', sql`coalesce(n.name, p."enName")`],
+  ['p_image', 'text', 'p.image'],
+  ['p_idExpansion', 'integer?', 'p.idExpansion'],
+  ['p_expansionName', 'text?', 'e.enName'],
+  ['p_expansionAbbreviation', 'text?', 'e.abbreviation'],
+  ['p_expansionIcon', 'integer?', 'e.icon'],
+  ['p_number', 'text?', 'p.number'],
+  ['p_rarity', 'text?', 'p.rarity'],
+  ['p_isSingle', 'integer', 'p.isSingle'],
+];
+
+/**
  * Every column of `articleViews` (the article's, then the product facts under their `p_` names) as
  * `packedRow` columns, for a read of many whole views (a cart's lines) that packs each into one text.
  */
@@ -69,17 +87,7 @@ export const ARTICLE_VIEW_PACKED: PackedColumns = [
   ['count', 'integer', 'a.count'],
   ['createdAt', 'integer', 'a.createdAt'],
   ['lastEdited', 'integer', 'a.lastEdited'],
-  ['p_idGame', 'integer', 'p.idGame'],
-  ['p_enName', 'text', 'p.enName'],
-  ['p_locName', 'text', sql`coalesce(n.name, p."enName")`],
-  ['p_image', 'text', 'p.image'],
-  ['p_idExpansion', 'integer?', 'p.idExpansion'],
-  ['p_expansionName', 'text?', 'e.enName'],
-  ['p_expansionAbbreviation', 'text?', 'e.abbreviation'],
-  ['p_expansionIcon', 'integer?', 'e.icon'],
-  ['p_number', 'text?', 'p.number'],
-  ['p_rarity', 'text?', 'p.rarity'],
-  ['p_isSingle', 'integer', 'p.isSingle'],
+  ...PRODUCT_FACTS_PACKED,
 ];
 
 /** The joined select; every column of `articles` plus the product facts, flat. */

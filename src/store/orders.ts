@@ -1,5 +1,11 @@
 import { sql } from 'kysely';
-import { ARTICLE_VALUE_COLUMNS, type ArticleView, articleViewOf, PRODUCT_FACT_COLUMNS } from './articles.js';
+import {
+  ARTICLE_VALUE_COLUMNS,
+  type ArticleView,
+  articleViewOf,
+  PRODUCT_FACT_COLUMNS,
+  PRODUCT_FACTS_PACKED,
+} from './articles.js';
 import type { Executor } from './db.js';
 import { type PackedKind, packedRow } from './packed.js';
 import { pageBound, prepared, preparedBySize, unplanned, unplannedText } from './prepared.js';
@@ -225,17 +231,7 @@ const packedLine = packedRow<OrderArticle & Record<`p_${string}`, unknown>>([
   ['isFirstEd', 'integer', 'l.isFirstEd'],
   ['isReverseHolo', 'integer', 'l.isReverseHolo'],
   ['count', 'integer', 'l.count'],
-  ['p_idGame', 'integer', 'p.idGame'],
-  ['p_enName', 'text', 'p.enName'],
-  ['p_locName', 'text', sql`coalesce(n.name, p."enName")`],
-  ['p_image', 'text', 'p.image'],
-  ['p_idExpansion', 'integer?', 'p.idExpansion'],
-  ['p_expansionName', 'text?', 'e.enName'],
-  ['p_expansionAbbreviation', 'text?', 'e.abbreviation'],
-  ['p_expansionIcon', 'integer?', 'e.icon'],
-  ['p_number', 'text?', 'p.number'],
-  ['p_rarity', 'text?', 'p.rarity'],
-  ['p_isSingle', 'integer', 'p.isSingle'],
+  ...PRODUCT_FACTS_PACKED,
 ]);
 
 // A page's lines: the statement's text is compiled once per number of orders.
