@@ -293,17 +293,25 @@ function putBytes(bytes: Uint8Array, at: number): number {
   return at + bytes.length;
 }
 
-/** Opening and closing tags as UTF-8, for the elements of lists of encoded entities (a few names). */
-const TAG_BYTES = new Map<string, readonly [Buffer, Buffer]>();
+/**
+ * Opening and closing tags as UTF-8 (`Uint8Array`, as all markup the writer copies), for the
+ * elements of lists of compiled entities (a few names).
+ */
+const TAG_BYTES = new Map<string, readonly [Uint8Array, Uint8Array]>();
 
-/** An element whose children come as `CompiledTree.encoded` pieces. */
-function putEncoded(name: string, value: CompiledTree<object>, at: number): number {
+function tagBytesOf(name: string): readonly [Uint8Array, Uint8Array] {
   let tags = TAG_BYTES.get(name);
   if (tags === undefined) {
     const text = tagsOf(name);
-    tags = [Buffer.from(text[0]), Buffer.from(text[1])];
+    tags = [xmlBytes(text[0]), xmlBytes(text[1])];
     if (TAG_BYTES.size < MAX_TAGS) TAG_BYTES.set(name, tags);
   }
+  return tags;
+}
+
+/** An element whose children come as `CompiledTree.encoded` pieces. */
+function putEncoded(name: string, value: CompiledTree<object>, at: number): number {
+  const tags = tagBytesOf(name);
   at = putBytes(tags[0], at);
   for (const piece of value.encoded!(value.tree))
     at = typeof piece === 'string' ? put(piece, at) : putBytes(piece, at);
@@ -495,22 +503,9 @@ export class XmlWriter {
 
 const writer = new XmlWriter();
 
-/** Tags as the writer's bytes (`Uint8Array`, as all markup it copies), for the few list names. */
-const WRITTEN_TAGS = new Map<string, readonly [Uint8Array, Uint8Array]>();
-
-function writtenTagsOf(name: string): readonly [Uint8Array, Uint8Array] {
-  let tags = WRITTEN_TAGS.get(name);
-  if (tags === undefined) {
-    const text = tagsOf(name);
-    tags = [xmlBytes(text[0]), xmlBytes(text[1])];
-    if (WRITTEN_TAGS.size < MAX_TAGS) WRITTEN_TAGS.set(name, tags);
-  }
-  return tags;
-}
-
 /** An element whose children its compiled writer writes (`CompiledTree.writeTo`). */
 function putWritten(name: string, value: CompiledTree<object>, at: number): number {
-  const tags = writtenTagsOf(name);
+  const tags = tagBytesOf(name);
   writer.buf = scratch;
   writer.at = at;
   writer.bytes(tags[0]);
