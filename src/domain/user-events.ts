@@ -129,8 +129,11 @@ async function orderEvents(
   return raised;
 }
 
-/** Stands for an order's lines while the rest of its event is encoded (unknowable to any user text). */
-const LINES_MARK = `\u0001lines:${randomUUID()}`;
+/**
+ * Stands for an order's lines while the rest of its event is encoded: a control character (which
+ * stored texts never hold) and a per-process random id. Exported for its test only.
+ */
+export const LINES_MARK = `\u0001lines:${randomUUID()}`;
 /** The mark as the encoded text holds it. */
 const LINES_MARK_TEXT = JSON.stringify(LINES_MARK);
 
@@ -139,7 +142,7 @@ const LINES_MARK_TEXT = JSON.stringify(LINES_MARK);
  * with a mark in the lines' place and the lines written in, instead of encoding them a second time
  * (a checkout's hundred lines were encoded three times: buyer's order, seller's order, sold events).
  */
-function encodeAroundLines(data: Record<string, unknown>, order: unknown, lines: string[]): string {
+export function encodeAroundLines(data: Record<string, unknown>, order: unknown, lines: string[]): string {
   const shown = order as Record<string, unknown>;
   if (!Array.isArray(shown.article) || lines.length === 0) return encodeEventData(data);
   // The mark takes the lines' own key, so every key keeps its place.
