@@ -570,10 +570,13 @@ async function runSequential(
   const perRound = scenario.sequential!.requests;
   let next = 0;
   const round = async (target: number, count: number, index: () => number): Promise<number> => {
-    const started = performance.now();
-    for (let k = 0; k < count; k++) {
+    // Signed before the clock starts, as the load generators' rounds are (the header says so).
+    const signed = Array.from({ length: count }, () => {
       const r = scenario.request(state, index());
-      const { url, header } = addressed(target, r);
+      return { r, ...addressed(target, r) };
+    });
+    const started = performance.now();
+    for (const { r, url, header } of signed) {
       const res = await fetch(url, {
         method: r.method,
         headers: {
