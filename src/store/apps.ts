@@ -127,13 +127,16 @@ export async function findAccessToken(
   idApp: number,
   tokenHash: string,
 ): Promise<AccessToken | undefined> {
-  return db
-    .selectFrom('accessTokens')
-    .selectAll()
-    .where('tokenHash', '=', tokenHash)
-    .where('idApp', '=', idApp)
-    .executeTakeFirst();
+  return (await accessTokenByHash(db, tokenHash, idApp))[0];
 }
+
+// Every request signed with a token not yet cached asks it (each checkout of a new buyer, say):
+// built and compiled by Kysely on each call it cost about 0.1 ms, a fifth of the authentication.
+const accessTokenByHash = prepared(
+  (db, tokenHash: string, idApp: number) =>
+    db.selectFrom('accessTokens').selectAll().where('tokenHash', '=', tokenHash).where('idApp', '=', idApp),
+  ['', 0],
+);
 
 export async function findAccessTokenById(
   db: Executor,
