@@ -440,6 +440,79 @@ for (const dialect of DIALECTS) {
       assert.equal(thread.json.partner.legalInformation, 'a\u001fb');
     });
 
+    it("a thread read again shows every write since (its page is kept by the pair's version)", async () => {
+      const dan = await createTestClient(server);
+      const eve = await createTestClient(server);
+      const db = server.services.database.db;
+      const thread = async () => {
+        const xml = await eve.api.get(`/account/messages/${dan.user.idUser}`);
+        const json = await eve.api.get(`/account/messages/${dan.user.idUser}`, { json: true });
+        assert.equal(xml.status, 200, xml.text);
+        return { xml: xml.text, json: json.json };
+      };
+      const texts = (t: { json: { message: Array<{ text: string }> } }) => t.json.message.map((m) => m.text);
+      assert.equal((await dan.api.post(`/account/messages/${eve.user.idUser}`, send('one'))).status, 200);
+      const first = await thread();
+      assert.deepEqual(texts(first), ['one']);
+      assert.ok(first.xml.includes('<unread>true</unread>'));
+      // Read: the same page again, now read, byte for byte twice.
+      const read = await thread();
+      assert.ok(!read.xml.includes('<unread>true</unread>'));
+      assert.equal((await thread()).xml, read.xml);
+      // A message sent, and one written straight into the store.
+      await dan.api.post(`/account/messages/${eve.user.idUser}`, send('two'));
+      const sent = await thread();
+      assert.deepEqual(texts(sent), ['one', 'two']);
+      assert.ok(sent.xml.includes('<text>two</text><unread>true</unread>'));
+      await insertMessage(db, {
+        idMessage: 'abcdefabcdefabcdefabcdef',
+        idSender: eve.user.idUser,
+        idReceiver: dan.user.idUser,
+        text: 'three',
+        date: Date.now(),
+        unread: 1,
+        senderDeleted: 0,
+        receiverDeleted: 0,
+      });
+      assert.deepEqual(texts(await thread()), ['one', 'two', 'three']);
+      // A flag changed by any statement.
+      await db
+        .updateTable('messages')
+        .set({ unread: 1 })
+        .where('idSender', '=', dan.user.idUser)
+        .where('idReceiver', '=', eve.user.idUser)
+        .execute();
+      const unread = await thread();
+      assert.equal(xmlValue(unread.xml, 'unreadMessages'), '2');
+      // A message deleted from the caller's side, then rows deleted for good.
+      const idOne = unread.json.message[0].idMessage as string;
+      const del = await eve.api.delete(`/account/messages/${dan.user.idUser}/${idOne}`);
+      assert.equal(del.status, 200, del.text);
+      assert.deepEqual(texts(await thread()), ['two', 'three']);
+      await db.deleteFrom('messages').where('idMessage', '=', 'abcdefabcdefabcdefabcdef').execute();
+      assert.deepEqual(texts(await thread()), ['two']);
+      // The partner changed.
+      await updateUser(db, dan.user.idUser, { legalInformation: 'Changed' });
+      const changed = await thread();
+      assert.equal(changed.json.partner.legalInformation, 'Changed');
+      assert.ok(changed.xml.includes('<legalInformation>Changed</legalInformation>'));
+      // Another pair's writes leave this one's version alone, and the version only grows.
+      const versions = () =>
+        db
+          .selectFrom('messagePairVersions')
+          .select(['idUserLow', 'idUserHigh', 'version'])
+          .where('idUserLow', '=', Math.min(dan.user.idUser, eve.user.idUser))
+          .where('idUserHigh', '=', Math.max(dan.user.idUser, eve.user.idUser))
+          .execute();
+      const [before] = await versions();
+      await carol.api.post(`/account/messages/${eve.user.idUser}`, send('elsewhere'));
+      assert.deepEqual(await versions(), [before]);
+      await eve.api.delete(`/account/messages/${dan.user.idUser}`);
+      const [afterDelete] = await versions();
+      assert.ok(Number(afterDelete!.version) > Number(before!.version));
+      assert.equal((await eve.api.get(`/account/messages/${dan.user.idUser}`)).status, 204);
+    });
+
     it('paginates the thread list too, most recently active first', async () => {
       const hub = await createTestClient(server);
       const senders = [

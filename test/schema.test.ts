@@ -42,6 +42,7 @@ const DECLARED = [
   'oauthNonces',
   'sellerActivations',
   'catalogVersions',
+  'messagePairVersions',
 ];
 
 for (const dialect of DIALECTS) {

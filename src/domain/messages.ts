@@ -14,6 +14,7 @@ import {
   type ReceivedFilter,
   receivedPage,
   threadPage,
+  threadPartner,
   threadStats,
   threadSummaries,
   type ThreadMessage,
@@ -51,19 +52,27 @@ function shown(page: Page, total: number): boolean {
 export interface ThreadView {
   /** As others see them: a thread shows its partner in the public form. */
   partner: ShownUser;
-  messages: ThreadMessage[];
+  /** Shared with other answers when the page is kept (`threadPage`): never changed in place. */
+  messages: readonly ThreadMessage[];
   /** Messages of this thread the caller has not read (before this request marked any). */
   unreadMessages: number;
 }
 
 async function requirePartner(db: Executor, viewer: number, idPartner: number): Promise<ShownUser> {
+  refuseSelf(viewer, idPartner);
+  return found(await findShownUserById(db, idPartner), idPartner);
+}
+
+function refuseSelf(viewer: number, idPartner: number): void {
   if (idPartner === viewer) {
     throw badRequest('A thread is with another user: idOtherUser is your own user id.', {
       field: 'idOtherUser',
       reason: 'message_to_self',
     });
   }
-  const partner = await findShownUserById(db, idPartner);
+}
+
+function found(partner: ShownUser | undefined, idPartner: number): ShownUser {
   if (!partner)
     throw notFound(`User ${idPartner} does not exist.`, { field: 'idOtherUser', reason: 'unknown_user' });
   return partner;
@@ -76,7 +85,7 @@ async function requirePartner(db: Executor, viewer: number, idPartner: number): 
 function markReceivedRead(
   db: Executor,
   viewer: number,
-  messages: ThreadMessage[],
+  messages: readonly ThreadMessage[],
 ): Promise<void> | undefined {
   let seqs: number[] | undefined;
   for (const m of messages) if (m.idReceiver === viewer && m.unread === 1) (seqs ??= []).push(m.seq);
@@ -120,10 +129,14 @@ export async function readThread(
   page: Page,
 ): Promise<{ total: number; thread: ThreadView }> {
   const db = ctx.database.db;
-  const partner = await requirePartner(db, viewer, idPartner);
+  refuseSelf(viewer, idPartner);
+  // The partner with the version of the pair's messages, by which a first page is kept.
+  const read = await threadPartner(db, viewer, idPartner);
+  const partner = found(read.partner, idPartner);
   // A first page that comes back shorter than the limit is the whole thread (most threads are):
   // its length is the total and its received unread messages the unread count, with no count read.
-  const first = page.offset === 0 ? await threadPage(db, viewer, idPartner, 0, page.limit) : undefined;
+  const first =
+    page.offset === 0 ? await threadPage(db, viewer, idPartner, 0, page.limit, read.version) : undefined;
   if (first && first.length < page.limit) {
     let unreadMessages = 0;
     for (const m of first) if (m.idReceiver === viewer && m.unread === 1) unreadMessages++;

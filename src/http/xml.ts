@@ -109,6 +109,11 @@ export class CompiledList<T> {
     readonly items: readonly T[],
     readonly map: (item: T) => unknown,
     readonly write: (item: T) => string,
+    /**
+     * The same elements as UTF-8 bytes, for a list whose bytes are kept from answer to answer (a
+     * kept page of a thread: `toXmlBuffer` copies them instead of writing and encoding them again).
+     */
+    readonly encoded?: () => Uint8Array,
   ) {}
   toJSON(): unknown[] {
     return this.items.map((item) => this.map(item));
@@ -533,6 +538,8 @@ export function toXmlBuffer(tree: Tree): Buffer {
             : item instanceof CompiledTree && item.encoded !== undefined
               ? putEncoded(key, item, at)
               : put(writeValue(key, item), at);
+    } else if (value instanceof CompiledList && value.encoded !== undefined && value.name === key) {
+      at = putBytes(value.encoded(), at);
     } else {
       at = put(writeValue(key, value), at);
     }

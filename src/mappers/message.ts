@@ -2,7 +2,7 @@ import type { ThreadView } from '../domain/messages.js';
 import type { ThreadMessage } from '../store/messages.js';
 import { type Static, Type } from '@sinclair/typebox';
 import { type ApiUser, mapUser, UserSchema, userXml } from './user.js';
-import { CompiledList, CompiledTree, xmlText } from '../http/xml.js';
+import { CompiledList, CompiledTree, xmlBytes, xmlText } from '../http/xml.js';
 import { boolXml, tag, textXml } from './compiled-xml.js';
 import { bool, BoolSchema, link, LinksSchema, timestamp, TimestampSchema } from './values.js';
 
@@ -95,6 +95,23 @@ export function storedMessageXml(message: ThreadMessage, viewer: number): string
   );
 }
 
+/**
+ * The XML of a kept (frozen, shared) page of a thread's messages as UTF-8 bytes, written once per
+ * page and viewer and copied into every answer that shows it (`threadPage` keeps a page until the
+ * pair's messages change; a new page is a new array). A fresh page is written the ordinary way.
+ */
+const keptXml = new WeakMap<readonly ThreadMessage[], { viewer: number; bytes: Uint8Array }>();
+
+function keptMessagesXml(messages: readonly ThreadMessage[], viewer: number): Uint8Array {
+  const kept = keptXml.get(messages);
+  if (kept !== undefined && kept.viewer === viewer) return kept.bytes;
+  let xml = '';
+  for (const m of messages) xml += storedMessageXml(m, viewer);
+  const bytes = xmlBytes(xml);
+  keptXml.set(messages, { viewer, bytes });
+  return bytes;
+}
+
 export function threadLinks(idPartner: number) {
   const href = `/account/messages/${idPartner}`;
   return [link('self', href), link('send_message', href, 'POST'), link('delete_thread', href, 'DELETE')];
@@ -122,6 +139,7 @@ export function mapThread(thread: ThreadView, viewer: number, form: 'overview' |
             thread.messages,
             (m) => mapMessage(m, viewer),
             (m) => storedMessageXml(m, viewer),
+            Object.isFrozen(thread.messages) ? () => keptMessagesXml(thread.messages, viewer) : undefined,
           ) as unknown as MappedMessage[]),
     unreadMessages: thread.unreadMessages,
     links: threadLinks(thread.partner.idUser),

@@ -2,8 +2,9 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import { isHexId } from '../domain/hex-id.js';
 import type { Executor } from './db.js';
 import { integerAt } from './packed.js';
-import { pageBound, prepared, preparedFirst } from './prepared.js';
+import { pageBound, prepared, preparedFirst, unplanned } from './prepared.js';
 import type { DB, Message } from './schema.js';
+import { findShownUserById, packedShownUser, type ShownUser } from './users.js';
 
 /**
  * Messages as one user sees them. Every query here is written from the viewer's side: a message is
@@ -185,18 +186,104 @@ const threadPageQuery = preparedFirst<
   'packed',
 );
 
-/** One page of a thread, oldest first. */
+/**
+ * One page of a thread, oldest first. Given the pair's `version` (`threadPartner`, outside a
+ * transaction), the page is kept per viewer, partner and bounds until the version moves: a thread
+ * polled again is then one number read instead of its messages (reading, unpacking and then
+ * collecting a page of 40 was some 30 µs). A kept page is frozen and shared by the answers that
+ * read it, and what is made of it may be kept beside it by object (`src/mappers/message.ts`).
+ */
 export async function threadPage(
   db: Executor,
   viewer: number,
   partner: number,
   offset: number,
   limit: number,
-): Promise<ThreadMessage[]> {
+  version?: number,
+): Promise<readonly ThreadMessage[]> {
+  const keep = version !== undefined && !db.isTransaction;
+  let kept: KeptPages | undefined;
+  let key = '';
+  if (keep) {
+    kept = keptPages.get(db);
+    if (kept === undefined) {
+      kept = { pages: new Map(), size: 0 };
+      keptPages.set(db, kept);
+    }
+    key = `${viewer} ${partner} ${offset} ${limit}`;
+    const page = kept.pages.get(key);
+    if (page !== undefined && page.version === version) return page.messages;
+  }
   const rows = await threadPageQuery(db, viewer, partner, partner, viewer, limit, offset);
   const messages = new Array<ThreadMessage>(rows.length);
   for (let i = 0; i < rows.length; i++) messages[i] = unpackMessage(rows[i]!, viewer, partner);
+  if (kept !== undefined) {
+    let size = 0;
+    for (const m of messages) {
+      Object.freeze(m);
+      size += m.text.length + 100;
+    }
+    Object.freeze(messages);
+    const before = kept.pages.get(key);
+    if (before !== undefined) kept.size -= before.size;
+    if (kept.size + size > MAX_KEPT_SIZE) {
+      kept.pages.clear();
+      kept.size = 0;
+    }
+    kept.pages.set(key, { version: version!, messages, size });
+    kept.size += size;
+  }
   return messages;
+}
+
+/** The pages `threadPage` keeps, per database; `size` counts their texts' characters and 100 a message. */
+interface KeptPages {
+  pages: Map<string, { version: number; messages: readonly ThreadMessage[]; size: number }>;
+  size: number;
+}
+const keptPages = new WeakMap<Executor, KeptPages>();
+/** Some 8 MB of texts at most: past it the kept pages are dropped and kept again as they are read. */
+const MAX_KEPT_SIZE = 1 << 22;
+
+/**
+ * A thread's partner as others see them (packed as `findShownUserById` reads it) and the version
+ * of the pair's messages (`0023_message_pair_versions`), in one statement. The ids of the pair are
+ * bound behind a cast (`unplanned`) as the index they are compared to asks.
+ */
+const threadPartnerQuery = prepared(
+  (db, low: number, high: number, partner: number) =>
+    db
+      .selectFrom('users')
+      .select((eb) => [
+        packedShownUser.select().as('packed'),
+        eb
+          .selectFrom('messagePairVersions')
+          .select('version')
+          .where('idUserLow', '=', unplanned(low))
+          .where('idUserHigh', '=', unplanned(high))
+          .as('version'),
+      ])
+      .where('idUser', '=', partner),
+  [0, 0, 0],
+);
+
+/**
+ * The partner of `viewer`'s thread with `partner` (undefined when there is no such user) and, outside
+ * a transaction, the version of their messages for `threadPage`: read before the page, so a write
+ * between the two moves it and the next read reads the page again. A pair without messages yet
+ * has no row: version 0, which no row ever has.
+ */
+export async function threadPartner(
+  db: Executor,
+  viewer: number,
+  partner: number,
+): Promise<{ partner: ShownUser | undefined; version: number | undefined }> {
+  const [row] = await threadPartnerQuery(db, Math.min(viewer, partner), Math.max(viewer, partner), partner);
+  if (row === undefined) return { partner: undefined, version: undefined };
+  const version = db.isTransaction ? undefined : Number(row.version ?? 0);
+  // The rare user whose texts hold the separator is read the ordinary way.
+  const user = packedShownUser.unpack(row.packed) ?? (await findShownUserById(db, partner));
+  return { partner: user, version };
 }
 
 export async function findVisibleMessage(

@@ -499,6 +499,13 @@ export interface CatalogVersionsTable {
   version: number;
 }
 
+/** The version of the messages between two users (`0023_message_pair_versions`), low id first. */
+export interface MessagePairVersionsTable {
+  idUserLow: number;
+  idUserHigh: number;
+  version: number;
+}
+
 /** A signed-in browser (the website): the cookie holds the random id, the row its SHA-256. */
 export interface WebSessionsTable {
   sessionHash: string;
@@ -658,6 +665,7 @@ export interface DB {
   oauthNonces: OAuthNoncesTable;
   sellerActivations: SellerActivationsTable;
   catalogVersions: CatalogVersionsTable;
+  messagePairVersions: MessagePairVersionsTable;
   faults: FaultsTable;
   requestLog: RequestLogTable;
   userEvents: UserEventsTable;

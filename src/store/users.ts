@@ -105,7 +105,8 @@ const SHOWN_USER_KINDS = {
   avgShippingTime: 'integer',
   onVacation: 'integer',
 } as const satisfies Record<(typeof SHOWN_USER_COLUMNS)[number], PackedKind>;
-const packedShownUser = packedRow<ShownUser>(Object.entries(SHOWN_USER_KINDS));
+/** Exported for the statements that read a shown user beside other values (a thread's partner). */
+export const packedShownUser = packedRow<ShownUser>(Object.entries(SHOWN_USER_KINDS));
 
 const packedShownById = preparedFirst<string, [idUser: number]>(
   (db, idUser) =>

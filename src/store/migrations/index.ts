@@ -16,6 +16,7 @@ import * as m0013 from './0013_request_log.js';
 import * as m0012 from './0012_events_webhooks.js';
 import * as m0018 from './0018_search_reads.js';
 import * as m0022 from './0022_product_info_version.js';
+import * as m0023 from './0023_message_pair_versions.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from a folder so the same list works
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0012_events_webhooks': m0012,
   '0018_search_reads': m0018,
   '0022_product_info_version': m0022,
+  '0023_message_pair_versions': m0023,
 };
