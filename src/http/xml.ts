@@ -538,6 +538,8 @@ export function toXmlBuffer(tree: Tree): Buffer {
             : item instanceof CompiledTree && item.encoded !== undefined
               ? putEncoded(key, item, at)
               : put(writeValue(key, item), at);
+    } else if (value instanceof CompiledTree && value.encoded !== undefined) {
+      at = putEncoded(key, value, at);
     } else if (value instanceof CompiledList && value.encoded !== undefined && value.name === key) {
       at = putBytes(value.encoded(), at);
     } else {

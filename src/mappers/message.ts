@@ -1,5 +1,6 @@
 import type { ThreadView } from '../domain/messages.js';
 import type { ThreadMessage } from '../store/messages.js';
+import type { ShownUser } from '../store/users.js';
 import { type Static, Type } from '@sinclair/typebox';
 import { type ApiUser, mapUser, UserSchema, userXml } from './user.js';
 import { CompiledList, CompiledTree, xmlBytes, xmlText } from '../http/xml.js';
@@ -112,6 +113,30 @@ function keptMessagesXml(messages: readonly ThreadMessage[], viewer: number): Ui
   return bytes;
 }
 
+/** A thread's partner: JSON gets `mapUser`'s public tree, built when it is asked for. */
+class PartnerTree extends CompiledTree<ShownUser> {
+  override toJSON(): ShownUser {
+    return mapUser(this.tree, 'public') as unknown as ShownUser;
+  }
+}
+
+const partnerXml = (partner: ShownUser) => userXml(partner, 'public');
+
+/**
+ * The XML of a kept (frozen, shared) partner as UTF-8 bytes, written once per user object
+ * (`threadPartner` keeps one while the user's row reads the same).
+ */
+const keptPartners = new WeakMap<ShownUser, readonly Uint8Array[]>();
+
+function keptPartnerXml(partner: ShownUser): readonly Uint8Array[] {
+  let pieces = keptPartners.get(partner);
+  if (pieces === undefined) {
+    pieces = [xmlBytes(userXml(partner, 'public'))];
+    keptPartners.set(partner, pieces);
+  }
+  return pieces;
+}
+
 export function threadLinks(idPartner: number) {
   const href = `/account/messages/${idPartner}`;
   return [link('self', href), link('send_message', href, 'POST'), link('delete_thread', href, 'DELETE')];
@@ -127,8 +152,10 @@ export function mapThread(thread: ThreadView, viewer: number, form: 'overview' |
   const partner = thread.partner;
   return {
     // Typed as the tree it stands for, which both formats render it as.
-    partner: new CompiledTree(mapUser(partner, 'public'), () =>
-      userXml(partner, 'public'),
+    partner: new PartnerTree(
+      partner,
+      partnerXml,
+      Object.isFrozen(partner) ? keptPartnerXml : undefined,
     ) as unknown as ApiUser,
     message:
       form === 'overview'

@@ -280,11 +280,37 @@ export async function threadPartner(
 ): Promise<{ partner: ShownUser | undefined; version: number | undefined }> {
   const [row] = await threadPartnerQuery(db, Math.min(viewer, partner), Math.max(viewer, partner), partner);
   if (row === undefined) return { partner: undefined, version: undefined };
-  const version = db.isTransaction ? undefined : Number(row.version ?? 0);
-  // The rare user whose texts hold the separator is read the ordinary way.
-  const user = packedShownUser.unpack(row.packed) ?? (await findShownUserById(db, partner));
+  if (db.isTransaction) return { partner: await unpackPartner(db, partner, row.packed), version: undefined };
+  const version = Number(row.version ?? 0);
+  // The same text is the same user: the one unpacked before (frozen, with what the mappers keep
+  // beside it by object), or this one kept for the next read.
+  let kept = keptPartners.get(db);
+  if (kept === undefined) {
+    kept = new Map();
+    keptPartners.set(db, kept);
+  }
+  const before = kept.get(partner);
+  if (before !== undefined && before.packed === row.packed) return { partner: before.user, version };
+  const user = await unpackPartner(db, partner, row.packed);
+  if (user !== undefined) {
+    if (kept.size >= MAX_KEPT_PARTNERS) kept.clear();
+    kept.set(partner, { packed: row.packed, user: Object.freeze(user) });
+  }
   return { partner: user, version };
 }
+
+async function unpackPartner(
+  db: Executor,
+  partner: number,
+  packed: string | null,
+): Promise<ShownUser | undefined> {
+  // The rare user whose texts hold the separator is read the ordinary way.
+  return packedShownUser.unpack(packed) ?? (await findShownUserById(db, partner));
+}
+
+/** The partners `threadPartner` read last, by id, with the text they were unpacked from. */
+const keptPartners = new WeakMap<Executor, Map<number, { packed: string | null; user: ShownUser }>>();
+const MAX_KEPT_PARTNERS = 10_000;
 
 export async function findVisibleMessage(
   db: Executor,
