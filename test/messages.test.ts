@@ -5,6 +5,8 @@ import { sendMessage } from '../src/domain/messages.js';
 import { sendSystemMessage, systemAccountId } from '../src/domain/system-messages.js';
 import { insertMessage } from '../src/store/messages.js';
 import type { User } from '../src/store/schema.js';
+import { DATA_GENERATION } from '../src/store/faults.js';
+import { putSetting } from '../src/store/settings.js';
 import { updateUser } from '../src/store/users.js';
 import {
   ApiClient,
@@ -491,12 +493,6 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(texts(await thread()), ['two', 'three']);
       await db.deleteFrom('messages').where('idMessage', '=', 'abcdefabcdefabcdefabcdef').execute();
       assert.deepEqual(texts(await thread()), ['two']);
-      // The partner changed.
-      await updateUser(db, dan.user.idUser, { legalInformation: 'Changed' });
-      const changed = await thread();
-      assert.equal(changed.json.partner.legalInformation, 'Changed');
-      assert.ok(changed.xml.includes('<legalInformation>Changed</legalInformation>'));
-      // Another pair's writes leave this one's version alone, and the version only grows.
       const versions = () =>
         db
           .selectFrom('messagePairVersions')
@@ -504,6 +500,23 @@ for (const dialect of DIALECTS) {
           .where('idUserLow', '=', Math.min(dan.user.idUser, eve.user.idUser))
           .where('idUserHigh', '=', Math.max(dan.user.idUser, eve.user.idUser))
           .execute();
+      const idTwo = (await thread()).json.message[0].idMessage as string;
+      // The partner changed.
+      await updateUser(db, dan.user.idUser, { legalInformation: 'Changed' });
+      const changed = await thread();
+      assert.equal(changed.json.partner.legalInformation, 'Changed');
+      assert.ok(changed.xml.includes('<legalInformation>Changed</legalInformation>'));
+      // A loaded snapshot brings other messages under a version this pair had (and a new generation).
+      const pair = db
+        .updateTable('messagePairVersions')
+        .where('idUserLow', '=', Math.min(dan.user.idUser, eve.user.idUser))
+        .where('idUserHigh', '=', Math.max(dan.user.idUser, eve.user.idUser));
+      const [kept] = await versions();
+      await db.updateTable('messages').set({ text: 'restored' }).where('idMessage', '=', idTwo).execute();
+      await pair.set({ version: kept!.version }).execute();
+      await putSetting(db, DATA_GENERATION, 'another world');
+      assert.deepEqual(texts(await thread()), ['restored']);
+      // Another pair's writes leave this one's version alone, and the version only grows.
       const [before] = await versions();
       await carol.api.post(`/account/messages/${eve.user.idUser}`, send('elsewhere'));
       assert.deepEqual(await versions(), [before]);

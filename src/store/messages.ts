@@ -4,6 +4,7 @@ import type { Executor } from './db.js';
 import { integerAt } from './packed.js';
 import { pageBound, prepared, preparedFirst, unplanned } from './prepared.js';
 import type { DB, Message } from './schema.js';
+import { DATA_GENERATION } from './faults.js';
 import { findShownUserById, packedShownUser, type ShownUser } from './users.js';
 
 /**
@@ -199,7 +200,7 @@ export async function threadPage(
   partner: number,
   offset: number,
   limit: number,
-  version?: number,
+  version?: string,
 ): Promise<readonly ThreadMessage[]> {
   const keep = version !== undefined && !db.isTransaction;
   let kept: KeptPages | undefined;
@@ -238,7 +239,7 @@ export async function threadPage(
 
 /** The pages `threadPage` keeps, per database; `size` counts their texts' characters and 100 a message. */
 interface KeptPages {
-  pages: Map<string, { version: number; messages: readonly ThreadMessage[]; size: number }>;
+  pages: Map<string, { version: string; messages: readonly ThreadMessage[]; size: number }>;
   size: number;
 }
 const keptPages = new WeakMap<Executor, KeptPages>();
@@ -246,9 +247,10 @@ const keptPages = new WeakMap<Executor, KeptPages>();
 const MAX_KEPT_SIZE = 1 << 22;
 
 /**
- * A thread's partner as others see them (packed as `findShownUserById` reads it) and the version
- * of the pair's messages (`0023_message_pair_versions`), in one statement. The ids of the pair are
- * bound behind a cast (`unplanned`) as the index they are compared to asks.
+ * A thread's partner as others see them (packed as `findShownUserById` reads it), the version of
+ * the pair's messages (`0023_message_pair_versions`) and the data's generation (a loaded snapshot's
+ * is new), in one statement. The ids of the pair are bound behind a cast (`unplanned`) as the index
+ * they are compared to asks.
  */
 const threadPartnerQuery = prepared(
   (db, low: number, high: number, partner: number) =>
@@ -262,6 +264,11 @@ const threadPartnerQuery = prepared(
           .where('idUserLow', '=', unplanned(low))
           .where('idUserHigh', '=', unplanned(high))
           .as('version'),
+        eb
+          .selectFrom('settings')
+          .select('value')
+          .where('key', '=', sql.lit(DATA_GENERATION))
+          .as('generation'),
       ])
       .where('idUser', '=', partner),
   [0, 0, 0],
@@ -271,17 +278,19 @@ const threadPartnerQuery = prepared(
  * The partner of `viewer`'s thread with `partner` (undefined when there is no such user) and, outside
  * a transaction, the version of their messages for `threadPage`: read before the page, so a write
  * between the two moves it and the next read reads the page again. A pair without messages yet
- * has no row: version 0, which no row ever has.
+ * has no row: version 0, which no row ever has (a row's version only grows, from 1).
  */
 export async function threadPartner(
   db: Executor,
   viewer: number,
   partner: number,
-): Promise<{ partner: ShownUser | undefined; version: number | undefined }> {
+): Promise<{ partner: ShownUser | undefined; version: string | undefined }> {
   const [row] = await threadPartnerQuery(db, Math.min(viewer, partner), Math.max(viewer, partner), partner);
   if (row === undefined) return { partner: undefined, version: undefined };
   if (db.isTransaction) return { partner: await unpackPartner(db, partner, row.packed), version: undefined };
-  const version = Number(row.version ?? 0);
+  // A loaded snapshot brings its own versions (and a new generation): a version stands for a state
+  // of the thread within one generation of the data only.
+  const version = `${row.generation ?? ''} ${row.version ?? 0}`;
   // The same text is the same user: the one unpacked before (frozen, with what the mappers keep
   // beside it by object), or this one kept for the next read.
   let kept = keptPartners.get(db);
