@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { EventDispatcher } from '../src/domain/events.js';
+import { type Foreground, MAX_PACED_WAIT_MS, pacedWaitMs } from '../src/domain/foreground.js';
 import { installRequestsInFlight, RequestsInFlight } from '../src/http/in-flight.js';
 import { appendEvent } from '../src/store/events.js';
 import { DIALECTS, startTestServer, type TestServer } from './helpers.js';
@@ -86,5 +87,54 @@ for (const dialect of DIALECTS) {
         .execute();
       assert.equal(pending.length, 0);
     });
+
+    it('under constant load, waits nine times as long as its last step took before the next', async () => {
+      const { database } = server.services;
+      // Requests always in flight: every wait runs to its bound, which is what is recorded.
+      const bounds: number[] = [];
+      const loaded: Foreground = {
+        busy: true,
+        idle: (maxWaitMs) => {
+          bounds.push(maxWaitMs);
+          return new Promise((resolve) => setImmediate(resolve));
+        },
+      };
+      const dispatcher = new EventDispatcher({ database, clock: server.clock }, { foreground: loaded });
+      const handled: number[] = [];
+      const boundBefore = new Map<number, number>();
+      dispatcher.on('test.paced', async (_ctx, _tx, payload) => {
+        const n = (payload as { n: number }).n;
+        boundBefore.set(n, bounds.length);
+        handled.push(n);
+        // The second event is a long step: 60 ms of the core, as a large order's derivation.
+        if (n === 2) {
+          const until = performance.now() + 60;
+          while (performance.now() < until);
+        }
+        return undefined;
+      });
+      await database.transaction(async (tx) => {
+        for (const n of [1, 2, 3]) await appendEvent(tx, 'test.paced', { n }, server.clock.now());
+      });
+      assert.equal(await dispatcher.deliverPending(), 3);
+      assert.deepEqual(handled, [1, 2, 3]);
+      // One transaction per event (requests are waiting after each): the wait before the third
+      // follows the long step, the one before the second a short one.
+      const beforeThird = bounds[boundBefore.get(3)! - 1]!;
+      const beforeSecond = bounds[boundBefore.get(2)! - 1]!;
+      assert.ok(beforeThird >= 9 * 60, `waited at most ${beforeThird} ms after a step of 60 ms`);
+      assert.ok(beforeThird <= MAX_PACED_WAIT_MS);
+      assert.ok(beforeSecond < 9 * 60, `waited at most ${beforeSecond} ms after a short step`);
+    });
   });
 }
+
+describe('the pace of background work under load', () => {
+  it('is the fixed wait after short steps, nine times a long step, and never over a second', () => {
+    assert.equal(pacedWaitMs(10, 0), 10);
+    assert.equal(pacedWaitMs(10, 1), 10);
+    assert.equal(pacedWaitMs(10, 5), 45);
+    assert.equal(pacedWaitMs(60_000, 5), 60_000);
+    assert.equal(pacedWaitMs(10, 5_000), MAX_PACED_WAIT_MS);
+  });
+});

@@ -1,7 +1,7 @@
 import type { Tx } from '../store/db.js';
 import { claimEvents, markAllDelivered, markFailed, pendingEvents, unclaimEvents } from '../store/events.js';
 import type { DomainContext } from './context.js';
-import { FOREGROUND_WAIT_MS, type Foreground } from './foreground.js';
+import { FOREGROUND_WAIT_MS, type Foreground, pacedWaitMs } from './foreground.js';
 
 /**
  * The events the marketplace raises, and their payloads. A feature that raises one appends it with
@@ -68,9 +68,28 @@ export class EventDispatcher {
     private readonly options: DispatcherOptions = {},
   ) {}
 
-  /** Lets the requests in flight finish first, and the event loop read what arrived meanwhile. */
+  /** How long the last step (a read, a transaction) took, for the pace of the next (`pacedWaitMs`). */
+  private lastStepMs = 0;
+  private stepStarted = 0;
+
+  /**
+   * Lets the requests in flight finish first, and the event loop read what arrived meanwhile: under
+   * constant load, for nine times as long as the step before took (`BACKGROUND_PACE`).
+   */
   private giveWay(): Promise<void> | undefined {
-    return this.options.foreground?.idle(this.options.foregroundWaitMs ?? FOREGROUND_WAIT_MS);
+    const foreground = this.options.foreground;
+    if (!foreground) return undefined;
+    this.stepDone();
+    const base = this.options.foregroundWaitMs ?? FOREGROUND_WAIT_MS;
+    return foreground.idle(pacedWaitMs(base, this.lastStepMs)).then(() => {
+      this.stepStarted = performance.now();
+    });
+  }
+
+  /** Ends the step `giveWay` started: its length paces the next wait. */
+  private stepDone(): void {
+    if (this.stepStarted !== 0) this.lastStepMs = performance.now() - this.stepStarted;
+    this.stepStarted = 0;
   }
 
   /**
@@ -104,6 +123,7 @@ export class EventDispatcher {
   deliverPending(batch = BATCH): Promise<number> {
     // One delivery pass at a time per process; a second caller waits for the running one.
     this.running ??= this.pass(batch).finally(() => {
+      this.stepDone();
       this.running = undefined;
     });
     return this.running;
