@@ -316,6 +316,42 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(articleIds(part), [a.alteredIT, a.mtIT]);
     });
 
+    it('a product’s page answers the same as the general path: ties in price, sellers on vacation, sold out', async () => {
+      const tiedSeller = await createTestUser(server, { username: `ties-${dialect}`, country: 'AT' });
+      const exp = await createExpansion(server, { enName: `Ties ${dialect}` });
+      const few = await createProduct(server, { idExpansion: exp, enName: 'Plains' });
+      const many = await createProduct(server, { idExpansion: exp, enName: 'Swamp' });
+      // Three offers a price, the vacationer's and the sold out ones among them.
+      await createArticles(server, tiedSeller, few, 12, (i) => ({ price: 100 + 10 * (i % 4), count: i % 5 }));
+      await createArticles(server, away, few, 4, (i) => ({ price: 100 + 10 * i }));
+      await createArticles(server, bulkSeller, few, 6, (i) => ({ price: 110 + 10 * (i % 2) }));
+      // Past the cap, ten offers a price.
+      await createArticles(server, bulkSeller, many, 1003, (i) => ({ price: 10 + Math.floor(i / 10) }));
+      await createArticles(server, away, many, 20, (i) => ({ price: 10 + i }));
+      await createArticles(server, tiedSeller, many, 20, (i) => ({ price: 10 + i, count: i % 2 }));
+      const windows: Array<[product: ProductFixture, start: number, maxResults: number]> = [];
+      for (let start = 0; start <= 22; start++) {
+        for (const max of [1, 2, 3, 7, 100]) windows.push([few, start, max]);
+      }
+      for (const start of [0, 1, 99, 100, 899, 900, 901, 950, 990, 999, 1000, 1001]) {
+        for (const max of [1, 10, 100]) windows.push([many, start, max]);
+      }
+      for (const [product, start, max] of windows) {
+        const path = `/articles/${product.idProduct}?start=${start}&maxResults=${max}`;
+        for (const json of [true, false]) {
+          const plain = await api.get(path, { json });
+          // A filter every offer passes takes the general path.
+          const general = await api.get(`${path}&minAvailable=1`, { json });
+          assert.equal(plain.status, general.status, path);
+          assert.equal(plain.headers['content-range'], general.headers['content-range'], path);
+          assert.equal(plain.text, general.text, path);
+        }
+      }
+      const unpaginated = await api.get(`/articles/${few.idProduct}`, { json: true });
+      assert.equal(unpaginated.status, 200);
+      assert.equal(unpaginated.json.article.length, 15);
+    });
+
     it('GET /users/:idUser by id or exact name, public fields only', async () => {
       const byId = await widget.get(`/users/${proFR.idUser}`, { json: true });
       assert.equal(byId.status, 200);

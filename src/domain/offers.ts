@@ -2,10 +2,15 @@ import { badRequest, notFound } from '../errors.js';
 import { type ArticleView, loadArticleViews } from '../store/articles.js';
 import { findProduct } from '../store/catalog.js';
 import type { Executor } from '../store/db.js';
-import { countProductOffers, type OfferWhere, offerIds, productOfferViews } from '../store/offers.js';
+import {
+  countProductOffers,
+  countProductOffersAfter,
+  type OfferWhere,
+  offerIds,
+  productOfferViews,
+} from '../store/offers.js';
 import { articlesInCartOf } from '../store/reservations.js';
-import type { User } from '../store/schema.js';
-import { findUserByIdOrName, usersByIds } from '../store/users.js';
+import { findUserByIdOrName, type ShownUser, shownUsersByIds } from '../store/users.js';
 import { type ArticleFlag, CONDITIONS, gameRules, isCondition, isLanguage } from './catalog.js';
 import type { DomainContext, Window } from './context.js';
 import { parseSellerCountry } from './countries.js';
@@ -47,7 +52,7 @@ export interface OfferPage {
   capped: boolean;
   articles: ArticleView[];
   /** The sellers of `articles`, by id. */
-  sellers: Map<number, User>;
+  sellers: Map<number, ShownUser>;
   /** Articles of which the viewer holds copies in their cart. */
   inCart: Set<number>;
 }
@@ -131,20 +136,27 @@ export async function productOffers(
   if (!product) throw notFound(`There is no product ${idProduct}.`);
   const where = { ...commonWhere(input, product.idGame, product.isSingle === 1), idProduct };
   if (unfiltered(where)) {
-    // What price bots ask all day: a count and a page from prepared statements, the same offers
+    // What price bots ask all day: a page and a count from prepared statements, the same offers
     // in the same order as the general path below gives.
-    const found =
-      countOffers === undefined
-        ? await countProductOffers(db, idProduct, OFFER_CAP + 1)
-        : Math.min(countOffers, OFFER_CAP + 1);
-    const total = Math.min(found, OFFER_CAP);
-    const articles = await productOfferViews(
-      db,
-      idProduct,
-      window.offset,
-      Math.min(window.limit, total - window.offset),
-    );
-    return withSellersAndCart(db, total, found > OFFER_CAP, articles, idViewer);
+    if (countOffers !== undefined) {
+      const total = Math.min(countOffers, OFFER_CAP);
+      const shown = Math.min(window.limit, total - window.offset);
+      const articles = await productOfferViews(db, idProduct, window.offset, shown);
+      return withSellersAndCart(db, total, countOffers > OFFER_CAP, articles, idViewer);
+    }
+    // The page comes first, and the count walks on from its last offer
+    // (`countProductOffersAfter`): a page shorter than asked for ends the list, and an empty one
+    // (a window past the end) leaves the count from the first offer.
+    const limit = Math.min(window.limit, OFFER_CAP - window.offset);
+    const articles = await productOfferViews(db, idProduct, window.offset, limit);
+    let found: number;
+    if (articles.length === 0) found = await countProductOffers(db, idProduct, OFFER_CAP + 1);
+    else if (articles.length < limit) found = window.offset + articles.length;
+    else {
+      const after = window.offset + limit;
+      found = after + (await countProductOffersAfter(db, idProduct, articles.at(-1)!, OFFER_CAP + 1 - after));
+    }
+    return withSellersAndCart(db, Math.min(found, OFFER_CAP), found > OFFER_CAP, articles, idViewer);
   }
   return offerPage(db, await offerIds(db, where, 'price', OFFER_CAP + 1), window, idViewer);
 }
@@ -210,7 +222,8 @@ async function withSellersAndCart(
   articles: ArticleView[],
   idViewer: number | null,
 ): Promise<OfferPage> {
-  const sellers = await usersByIds(
+  // What others are shown of them, one packed text each: a page of 100 offers has some forty.
+  const sellers = await shownUsersByIds(
     db,
     articles.map((a) => a.idUser),
   );

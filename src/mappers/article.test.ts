@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CompiledTree, toXml } from '../http/xml.js';
+import { CompiledTree, toXml, toXmlBuffer } from '../http/xml.js';
 import type { ArticleView } from '../store/articles.js';
 import type { User } from '../store/schema.js';
-import { type ArticleContext, mapArticle } from './article.js';
+import type { ShownUser } from '../store/users.js';
+import { type ArticleContext, mapArticle, mapOffers } from './article.js';
 import { MappedOnce } from './values.js';
 
 const seller = {
@@ -120,5 +121,44 @@ describe('Article mapper', () => {
         assert.equal(JSON.stringify(compiled), JSON.stringify(plain));
       }
     }
+  });
+
+  it('writes a page of offers into bytes as the generic writer writes their trees, sellers and products shared', () => {
+    const other = { ...seller, idUser: 8, username: 'plain', company: 'Ltd & Co', country: 'ES' };
+    const views = [1, 3, 6, 2].flatMap((idGame, g) =>
+      [
+        ['', 'NM'],
+        ['mint & <sealed> \u0001', null],
+        ['ñ café', 'EX'],
+        ['x'.repeat(300) + '€', ''],
+      ].flatMap(([comments, condition], k) => [
+        view(10 * g + 2 * k + 1, idGame, 1, comments!, condition ?? null),
+        { ...view(10 * g + 2 * k + 2, idGame, 0, comments!, condition ?? null), idUser: 8 + (k % 2) },
+      ]),
+    );
+    // One product object per game, as a page's views share them.
+    const products = new Map(views.map((v) => [v.product.idGame, v.product]));
+    for (const v of views) v.product = products.get(v.product.idGame)!;
+    // Seller 9 is not among the sellers: its offers show none.
+    const sellers = new Map<number, ShownUser>([
+      [7, seller],
+      [8, other],
+    ]);
+    const inCart = new Set(views.filter((v) => v.idArticle % 3 === 0).map((v) => v.idArticle));
+    const plain = {
+      article: views.map((v) =>
+        mapArticle(v, {
+          context: 'marketplace',
+          seller: sellers.get(v.idUser),
+          inShoppingCart: inCart.has(v.idArticle),
+        }),
+      ),
+    };
+    const compiled = { article: mapOffers({ articles: views, sellers, inCart }) };
+    const expected = toXml(plain);
+    // Twice: what one answer wrote is not copied into the next.
+    for (let i = 0; i < 2; i++) assert.equal(toXmlBuffer(compiled).toString('utf8'), expected);
+    assert.equal(toXml(compiled), expected);
+    assert.equal(JSON.stringify(compiled), JSON.stringify(plain));
   });
 });

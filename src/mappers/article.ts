@@ -1,11 +1,11 @@
 import { type ArticleFlag, gameRules, languageName } from '../domain/catalog.js';
-import type { ArticleView } from '../store/articles.js';
-import type { User } from '../store/schema.js';
+import type { ArticleView, ProductFacts } from '../store/articles.js';
+import type { ShownUser } from '../store/users.js';
 import { type Static, Type } from '@sinclair/typebox';
 import { CompiledTree, xmlElement, xmlBytes, type XmlWriter } from '../http/xml.js';
 import { boolTo, intTo, moneyTo, tag, textTo } from './compiled-xml.js';
 import { mapShortProduct, ShortProductSchema } from './product.js';
-import { mapUser, type UserContext, UserSchema } from './user.js';
+import { mapUser, publicUserTo, type UserContext, UserSchema } from './user.js';
 import {
   bool,
   BoolSchema,
@@ -80,7 +80,7 @@ export type ArticleContext = 'marketplace' | 'stock' | 'cart' | 'order';
 export interface ArticleMapOptions {
   context: ArticleContext;
   /** The seller (marketplace, cart, order). */
-  seller?: User;
+  seller?: ShownUser;
   sellerContext?: UserContext;
   /** Whether copies of it sit in a shopping cart (the caller's, or for stock anyone's). */
   inShoppingCart?: boolean;
@@ -101,6 +101,13 @@ export interface ArticleMapOptions {
 }
 
 export function mapArticle(view: ArticleView, options: ArticleMapOptions): Article {
+  const article = articleTree(view, options);
+  // A page of articles (the only mapping with a memo) is written by the compiled writer below;
+  // typed as the tree it stands for, which both formats render it as.
+  return options.once ? (new CompiledTree(article, articleXml) as unknown as Article) : article;
+}
+
+function articleTree(view: ArticleView, options: ArticleMapOptions): Article {
   const { context } = options;
   const price = money(options.price ?? view.price);
   const flags = gameRules(view.product.idGame).flags;
@@ -137,9 +144,7 @@ export function mapArticle(view: ArticleView, options: ArticleMapOptions): Artic
       link('product', `/products/${view.idProduct}`),
     ],
   };
-  // A page of articles (the only mapping with a memo) is written by the compiled writer below;
-  // typed as the tree it stands for, which both formats render it as.
-  return options.once ? (new CompiledTree(article, articleXml) as unknown as Article) : article;
+  return article;
 }
 
 /** Each flag only where the product's game has it; undefined keys are left out of both formats. */
@@ -228,7 +233,7 @@ function articleXml(a: Article): string {
   return out;
 }
 
-function mapSeller(seller: User, options: ArticleMapOptions) {
+function mapSeller(seller: ShownUser, options: ArticleMapOptions) {
   const context = options.sellerContext ?? 'public';
   return options.once ? options.once.of(seller, (u) => mapUser(u, context)) : mapUser(seller, context);
 }
@@ -258,6 +263,7 @@ const T = {
   isPlayset: tag('isPlayset'),
   isAltered: tag('isAltered'),
   isFirstEd: tag('isFirstEd'),
+  inShoppingCart: tag('inShoppingCart'),
 };
 
 /** The markup between the values of the writers into bytes below, encoded once. */
@@ -272,6 +278,11 @@ const M = {
     '</href><method>GET</method></links><links><rel>product</rel><href>/products/',
   ),
   GET_END: xmlBytes('</href><method>GET</method></links>'),
+  EUROS_PRICES: xmlBytes('<idCurrency>1</idCurrency><currencyCode>EUR</currencyCode><prices>'),
+  EUROS_PRICES_END: xmlBytes('<idCurrency>1</idCurrency><currencyCode>EUR</currencyCode></prices>'),
+  PRODUCT: xmlBytes('<product>'),
+  SELLER: xmlBytes('<seller>'),
+  SELLER_END: xmlBytes('</seller>'),
 };
 
 /**
@@ -293,7 +304,13 @@ export function orderLineTo(out: XmlWriter, view: ArticleView): void {
   out.bytes(M.EUROS);
   intTo(out, T.count, view.count);
   out.bytes(M.NOT_IN_CART_PRODUCT);
-  const p = view.product;
+  shortProductTo(out, view.product);
+  out.bytes(M.PRODUCT_END);
+  articleTailTo(out, view);
+}
+
+/** `mapShortProduct(p)`'s children. */
+function shortProductTo(out: XmlWriter, p: ProductFacts): void {
   intTo(out, T.idGame, p.idGame);
   textTo(out, T.enName, p.enName);
   textTo(out, T.locName, p.locName);
@@ -304,7 +321,12 @@ export function orderLineTo(out: XmlWriter, view: ArticleView): void {
   textTo(out, T.nr, p.number);
   intTo(out, T.expIcon, p.expansionIcon);
   textTo(out, T.rarity, p.rarity);
-  out.bytes(M.PRODUCT_END);
+}
+
+/** What follows the seller of an article shown anywhere but in the own stock: condition, flags, links. */
+function articleTailTo(out: XmlWriter, view: ArticleView): void {
+  const idProduct = view.idProduct;
+  const p = view.product;
   if (p.isSingle) textTo(out, T.condition, view.condition);
   const flags = gameRules(p.idGame).flags;
   // In `mapArticle`'s order, each read by its name (a keyed read of six names was a lookup each).
@@ -328,4 +350,119 @@ export function orderLineTo(out: XmlWriter, view: ArticleView): void {
       ]),
     );
   }
+}
+
+/** The offers of one page of the marketplace, with their sellers and what the viewer has in the cart. */
+export interface OfferList {
+  articles: readonly ArticleView[];
+  sellers: ReadonlyMap<number, ShownUser>;
+  inCart: ReadonlySet<number>;
+}
+
+/** What the offers of one answer share: each product and seller mapped once, and written once. */
+interface OfferPage {
+  once: MappedOnce;
+  /** Where each product's and seller's bytes stand in the answer `answer` (`XmlWriter.mark`). */
+  written: Map<object, readonly [from: number, to: number]>;
+  answer: number;
+}
+
+interface OfferSource {
+  view: ArticleView;
+  seller: ShownUser | undefined;
+  inShoppingCart: boolean;
+  page: OfferPage;
+}
+
+class CompiledOffer extends CompiledTree<OfferSource> {
+  // JSON (and anything else that reads the tree) gets `mapArticle`'s tree.
+  override toJSON(): OfferSource {
+    const { view, seller, inShoppingCart, page } = this.tree;
+    return articleTree(view, {
+      context: 'marketplace',
+      seller,
+      inShoppingCart,
+      once: page.once,
+    }) as unknown as OfferSource;
+  }
+}
+
+/**
+ * A page of the marketplace's offers (a product's, a user's), each the Article of
+ * `mapArticle(view, { context: 'marketplace', seller, inShoppingCart, once })`. XML is written
+ * straight from the views into the answer's bytes (`offerTo`): as a tree of forty fields and a
+ * string for each of a hundred offers, a page was a third of its answer's time and most of its
+ * garbage. JSON writes `mapArticle`'s tree, built when it is asked for.
+ */
+export function mapOffers(offers: OfferList): Article[] {
+  const page: OfferPage = { once: new MappedOnce(), written: new Map(), answer: -1 };
+  // Typed as the tree it stands for: both writers render it as that tree.
+  return offers.articles.map(
+    (view) =>
+      new CompiledOffer(
+        {
+          view,
+          seller: offers.sellers.get(view.idUser),
+          inShoppingCart: offers.inCart.has(view.idArticle),
+          page,
+        },
+        undefined,
+        undefined,
+        offerTo,
+      ) as unknown as Article,
+  );
+}
+
+/**
+ * Writes `source`'s bytes (a product, a seller) the first time in the answer, and copies them from
+ * there every time after: the hundred offers of a page share one product and some forty sellers.
+ */
+function onceTo<S extends object>(
+  out: XmlWriter,
+  page: OfferPage,
+  source: S,
+  write: (out: XmlWriter, source: S) => void,
+): void {
+  if (page.answer !== out.answer) {
+    page.written.clear();
+    page.answer = out.answer;
+  }
+  const at = page.written.get(source);
+  if (at !== undefined) {
+    out.again(at[0], at[1]);
+    return;
+  }
+  const from = out.mark();
+  write(out, source);
+  page.written.set(source, [from, out.mark()]);
+}
+
+/**
+ * A marketplace offer's XML children written into the answer's bytes (`CompiledTree.writeTo`):
+ * byte for byte what the generic writer gives for `mapArticle`'s tree (`article.test.ts` compares
+ * them).
+ */
+function offerTo({ view, seller, inShoppingCart, page }: OfferSource, out: XmlWriter): void {
+  intTo(out, T.idArticle, view.idArticle);
+  intTo(out, T.idProduct, view.idProduct);
+  out.bytes(M.LANGUAGE);
+  intTo(out, T.idLanguage, view.idLanguage);
+  textTo(out, T.languageName, languageName(view.idLanguage));
+  out.bytes(M.LANGUAGE_END);
+  textTo(out, T.comments, view.comments);
+  moneyTo(out, T.price, view.price);
+  out.bytes(M.EUROS_PRICES);
+  moneyTo(out, T.price, view.price);
+  out.bytes(M.EUROS_PRICES_END);
+  intTo(out, T.count, view.count);
+  boolTo(out, T.inShoppingCart, inShoppingCart);
+  out.bytes(M.PRODUCT);
+  onceTo(out, page, view.product, shortProductTo);
+  out.bytes(M.PRODUCT_END);
+  if (seller !== undefined) {
+    out.bytes(M.SELLER);
+    onceTo(out, page, seller, publicUserTo);
+    out.bytes(M.SELLER_END);
+  }
+  articleTailTo(out, view);
 }

@@ -161,13 +161,19 @@ const M = {
   NAME: xmlBytes('<name>'),
   NAME_END_ADDRESS: xmlBytes('</name><address>'),
   ADDRESS_END: xmlBytes('</address>'),
+  ADDRESS_END_NO_CONTACT: xmlBytes('</address><phone/><email/>'),
   SELF_USERS: xmlBytes('<links><rel>self</rel><href>/users/'),
   GET_ARTICLES_USERS: xmlBytes('</href><method>GET</method></links><links><rel>articles</rel><href>/users/'),
   ARTICLES_GET_END: xmlBytes('/articles</href><method>GET</method></links>'),
 };
 
 /** `userXml(user, 'counterparty')` written into an answer's bytes (the order's writer). */
-export function counterpartyTo(out: XmlWriter, user: ShownUser): void {
+export const counterpartyTo = (out: XmlWriter, user: ShownUser): void => userTo(out, user, true);
+
+/** `userXml(user, 'public')` written into an answer's bytes (the sellers of a page of offers). */
+export const publicUserTo = (out: XmlWriter, user: ShownUser): void => userTo(out, user, false);
+
+function userTo(out: XmlWriter, user: ShownUser, full: boolean): void {
   const id = user.idUser;
   intTo(out, T.idUser, id);
   textTo(out, T.username, user.username);
@@ -177,12 +183,18 @@ export function counterpartyTo(out: XmlWriter, user: ShownUser): void {
   out.bytes(M.NAME);
   textTo(out, T.company, user.company);
   textTo(out, T.firstName, user.firstName);
-  textTo(out, T.lastName, user.lastName);
-  out.bytes(M.NAME_END_ADDRESS);
-  addressTo(out, user.addressName, user.addressExtra, user.street, user.zip, user.city, user.country);
-  out.bytes(M.ADDRESS_END);
-  textTo(out, T.phone, user.phoneNumber);
-  textTo(out, T.email, user.email);
+  if (full) {
+    textTo(out, T.lastName, user.lastName);
+    out.bytes(M.NAME_END_ADDRESS);
+    addressTo(out, user.addressName, user.addressExtra, user.street, user.zip, user.city, user.country);
+    out.bytes(M.ADDRESS_END);
+    textTo(out, T.phone, user.phoneNumber);
+    textTo(out, T.email, user.email);
+  } else {
+    out.bytes(M.NAME_END_ADDRESS);
+    textTo(out, T.country, user.country);
+    out.bytes(M.ADDRESS_END_NO_CONTACT);
+  }
   textTo(out, T.vat, user.vat);
   textTo(out, T.legalInformation, user.legalInformation);
   intTo(out, T.riskGroup, user.riskGroup);

@@ -11,9 +11,8 @@ import { idParam, text } from '../http/fields.js';
 import { offerFilterInput, userOfferFilterInput } from '../http/offer-filters.js';
 import { type PageRequest, pagedResponse, pageFromQuery } from '../http/pagination.js';
 import { ALL_KINDS, type ApiRequest, ok, type Router } from '../http/routing.js';
-import { mapArticle } from '../mappers/article.js';
+import { mapOffers } from '../mappers/article.js';
 import { mapUser } from '../mappers/user.js';
-import { MappedOnce } from '../mappers/values.js';
 import type { Services } from '../services.js';
 import { Type } from '@sinclair/typebox';
 import { Answer, BoolParam, IdParam, pageQuery } from '../http/route-schema.js';
@@ -161,17 +160,7 @@ function offerResponse(req: ApiRequest, services: Services, page: PageRequest, o
 }
 
 function articleTree(offers: OfferPage) {
-  const once = new MappedOnce();
-  return {
-    article: offers.articles.map((view) =>
-      mapArticle(view, {
-        context: 'marketplace',
-        seller: offers.sellers.get(view.idUser),
-        inShoppingCart: offers.inCart.has(view.idArticle),
-        once,
-      }),
-    ),
-  };
+  return { article: mapOffers(offers) };
 }
 
 /** The filters both offer lists share, read from the query string (shared with the pages). */

@@ -66,11 +66,8 @@ export const PRODUCT_FACTS_PACKED: PackedColumns = [
   ['p_isSingle', 'integer', 'p.isSingle'],
 ];
 
-/**
- * Every column of `articleViews` (the article's, then the product facts under their `p_` names) as
- * `packedRow` columns, for a read of many whole views (a cart's lines) that packs each into one text.
- */
-export const ARTICLE_VIEW_PACKED: PackedColumns = [
+/** Every column of an article row as `packedRow` columns, in the table's order (`a.*`). */
+export const ARTICLE_PACKED: PackedColumns = [
   ['idArticle', 'integer', 'a.idArticle'],
   ['idUser', 'integer', 'a.idUser'],
   ['idProduct', 'integer', 'a.idProduct'],
@@ -87,8 +84,13 @@ export const ARTICLE_VIEW_PACKED: PackedColumns = [
   ['count', 'integer', 'a.count'],
   ['createdAt', 'integer', 'a.createdAt'],
   ['lastEdited', 'integer', 'a.lastEdited'],
-  ...PRODUCT_FACTS_PACKED,
 ];
+
+/**
+ * Every column of `articleViews` (the article's, then the product facts under their `p_` names) as
+ * `packedRow` columns, for a read of many whole views (a cart's lines) that packs each into one text.
+ */
+export const ARTICLE_VIEW_PACKED: PackedColumns = [...ARTICLE_PACKED, ...PRODUCT_FACTS_PACKED];
 
 /** The joined select; every column of `articles` plus the product facts, flat. */
 export function articleViews(db: Executor) {

@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
-import { type ArticleView, productFactsByLanguage } from './articles.js';
+import { ARTICLE_PACKED, type ArticleView, productFactsByLanguage } from './articles.js';
 import type { Executor } from './db.js';
-import { pageBound, prepared, preparedBySize } from './prepared.js';
+import { integerAt, packedRow, SEPARATOR } from './packed.js';
+import { pageBound, prepared, preparedBySize, preparedFirst, unplanned } from './prepared.js';
+import type { Article } from './schema.js';
 
 /**
  * The marketplace's offers: articles with copies available whose seller is not on vacation. Every
@@ -159,10 +161,13 @@ export async function offerIds(
   return rows.map((r) => r.idArticle);
 }
 
-// A product's offers with no filter, the page price bots read all day: prepared once. The count
-// walks the `articles_offers` index (product, price, id, count, seller, foil), which holds everything
-// it checks but the seller's vacation flag, and stops at the cap; the page's ids come from the
-// same walk and its rows are then read by id with their product facts, in one statement.
+// A product's offers with no filter, the page price bots read all day: prepared once. The page's
+// ids come from a walk of the `articles_offers` index (product, price, id, count, seller, foil),
+// which holds everything it checks but the seller's vacation flag (a lookup of the seller per
+// offer walked, most of the walk's cost), and its rows are then read by id in one statement. The
+// count then walks on from the page's last offer to the cap, not again from the first: the page
+// and the count together walk the cap's 1,001 offers once, where a count from the first offer and
+// then the page walked up to 2,000.
 const productOfferCount = prepared(
   (db, idProduct: number, cap: number) =>
     db
@@ -173,13 +178,34 @@ const productOfferCount = prepared(
   [0, 0],
 );
 
-// The page's article rows alone: the product's facts are the same in all of them but for the name
-// in the article's language, and are read once (`productFactsByLanguage`).
-const productOfferPage = prepared(
-  (db, idProduct: number, limit: number, offset: number) =>
+// A row value: both dialects seek the index to the first offer after (price, id).
+const productOfferCountAfter = prepared(
+  (db, idProduct: number, price: number, idArticle: number, cap: number) =>
+    db
+      .selectFrom(
+        offers(db)
+          .select('a.idArticle')
+          .where('a.idProduct', '=', idProduct)
+          .where(
+            sql<boolean>`(${sql.ref('a.price')}, ${sql.ref('a.idArticle')}) > (cast(${price} as bigint), ${unplanned(idArticle)})`,
+          )
+          .limit(pageBound(cap))
+          .as('o'),
+      )
+      .select((eb) => eb.fn.countAll<number>().as('n')),
+  [0, 0, 0, 0],
+);
+
+// The page's article rows alone, each as one text (`packedRow`: sixteen values a row handed over
+// one by one cost more than reading the rows): the product's facts are the same in all of them but
+// for the name in the article's language, and are read once (`productFactsByLanguage`).
+const packedArticle = packedRow<Article>(ARTICLE_PACKED);
+
+const productOfferPage = preparedFirst<string, [idProduct: number, limit: number, offset: number]>(
+  (db, idProduct, limit, offset) =>
     db
       .selectFrom('articles as a')
-      .selectAll('a')
+      .select(packedArticle.select().as('packed'))
       .where('a.idArticle', 'in', (eb) =>
         offers(eb as unknown as Executor)
           .select('a.idArticle')
@@ -192,11 +218,28 @@ const productOfferPage = prepared(
       .orderBy('a.price')
       .orderBy('a.idArticle'),
   [0, 0, 0],
+  'packed',
+);
+
+/** The rare article whose texts hold the packing's separator, read the ordinary way. */
+const articleById = prepared(
+  (db, idArticle: number) => db.selectFrom('articles').selectAll().where('idArticle', '=', idArticle),
+  [0],
 );
 
 /** How many offers a product has, counting at most `cap`. */
 export async function countProductOffers(db: Executor, idProduct: number, cap: number): Promise<number> {
   return Number((await productOfferCount(db, idProduct, cap))[0]?.n ?? 0);
+}
+
+/** How many of a product's offers come after `after` in the list (cheapest first), at most `cap`. */
+export async function countProductOffersAfter(
+  db: Executor,
+  idProduct: number,
+  after: { price: number; idArticle: number },
+  cap: number,
+): Promise<number> {
+  return Number((await productOfferCountAfter(db, idProduct, after.price, after.idArticle, cap))[0]?.n ?? 0);
 }
 
 /**
@@ -215,7 +258,16 @@ export async function productOfferViews(
     productFactsByLanguage(db, idProduct),
   ]);
   if (!factsIn) return [];
-  const views = rows as ArticleView[];
-  for (const view of views) view.product = factsIn(view.idLanguage);
+  const views: ArticleView[] = [];
+  for (const packed of rows) {
+    // The id comes first, as digits.
+    const article =
+      packedArticle.unpack(packed) ??
+      (await articleById(db, integerAt(packed, 0, packed.indexOf(SEPARATOR))))[0];
+    if (article === undefined) continue;
+    const view = article as ArticleView;
+    view.product = factsIn(view.idLanguage);
+    views.push(view);
+  }
   return views;
 }

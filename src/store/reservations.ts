@@ -63,6 +63,7 @@ const inCartRows = preparedBySize(
       .compile(),
   (_idBuyer, idArticles) => idArticles.length,
   (idBuyer, idArticles) => [idBuyer, ...idArticles],
+  { direct: true },
 );
 
 /** The seller's articles with copies in other users' carts, with how many copies, by id. */

@@ -124,9 +124,13 @@ const packedShownByIds = preparedBySize(
       .compile(),
   (ids) => ids.length,
   (ids) => ids,
+  { direct: true },
 );
 
-/** Users by id as others see them (the parties of a page of orders); repeats are fine. */
+/**
+ * Users by id as others see them (the parties of a page of orders, the sellers of a page of
+ * offers); repeats are fine.
+ */
 export async function shownUsersByIds(db: Executor, idUsers: number[]): Promise<Map<number, ShownUser>> {
   const ids = [...new Set(idUsers)];
   if (ids.length === 0) return new Map();
@@ -145,7 +149,7 @@ export async function shownUsersByIds(db: Executor, idUsers: number[]): Promise<
   return users;
 }
 
-/** Users by id (the parties of orders or reservations, the sellers of offers); repeats are fine. */
+/** Users by id, every column (the parties of reservations, the sellers of wanted offers); repeats are fine. */
 export async function usersByIds(db: Executor, idUsers: number[]): Promise<Map<number, User>> {
   const ids = [...new Set(idUsers)];
   if (ids.length === 0) return new Map();
@@ -153,7 +157,7 @@ export async function usersByIds(db: Executor, idUsers: number[]): Promise<Map<n
   return new Map(rows.map((u) => [u.idUser, u]));
 }
 
-// Every page of offers, orders or carts reads its parties here: compiled once per number of ids.
+// Carts and wants read their parties here: compiled once per number of ids.
 const usersIn = preparedBySize(
   (db: Executor, ids: number[]) => db.selectFrom('users').selectAll().where('idUser', 'in', ids).compile(),
   (ids) => ids.length,
