@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CompiledTree, toXml } from '../http/xml.js';
+import { CompiledTree, toXml, toXmlBuffer } from '../http/xml.js';
 import type { ArticleView } from '../store/articles.js';
 import type { User } from '../store/schema.js';
 import { type ArticleContext, mapArticle } from './article.js';
@@ -117,6 +117,10 @@ describe('Article mapper', () => {
         };
         assert.ok(compiled.article[0] instanceof CompiledTree);
         assert.equal(toXml(compiled), toXml(plain), `${context} ${JSON.stringify(options)}`);
+        assert.ok(
+          toXmlBuffer(compiled).equals(Buffer.from(toXml(plain), 'utf8')),
+          `bytes: ${context} ${JSON.stringify(options)}`,
+        );
         assert.equal(JSON.stringify(compiled), JSON.stringify(plain));
       }
     }
