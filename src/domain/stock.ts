@@ -352,13 +352,11 @@ async function finish(
 ): Promise<BulkResult[]> {
   const real = (id: number) => (id < 0 ? ids.get(id)! : id);
   const views = set.writtenViews(ids, now);
-  const wanted = [
-    ...new Set(
-      outcomes.flatMap((o) =>
-        'idArticle' in o && !o.gone && !views.has(real(o.idArticle)) ? [real(o.idArticle)] : [],
-      ),
-    ),
-  ];
+  const missing = new Set<number>();
+  for (const o of outcomes) {
+    if ('idArticle' in o && !o.gone && !views.has(real(o.idArticle))) missing.add(real(o.idArticle));
+  }
+  const wanted = [...missing];
   if (wanted.length > 0) {
     const known = set.knownReserved(ids);
     const read = await reservedCounts(
@@ -502,11 +500,11 @@ export async function updateArticles(
     // that product at that price. (An article's price changed by an earlier item is the price
     // that item sent; a named article or one the request creates is in the set anyway.)
     const byId = new Map(named.map((r) => [r.row.idArticle, r.row]));
-    const candidates = items.flatMap((i): Array<[number, number]> => {
+    const candidates: Array<[number, number]> = [];
+    for (const i of items) {
       const row = 'input' in i ? byId.get(i.input.idArticle) : undefined;
-      if (!row || !('input' in i)) return [];
-      return [[row.idProduct, i.input.price ?? row.price]];
-    });
+      if (row && 'input' in i) candidates.push([row.idProduct, i.input.price ?? row.price]);
+    }
     const set = loadWorkingSet(named, await stockRowsWithPrices(tx, idUser, candidates));
     const listed: number[] = [];
     const outcomes = eachItem(items, (input, tried) => ({
@@ -626,7 +624,9 @@ export async function increaseArticles(
 }
 
 function namedIds(items: BulkItem<{ idArticle: number }>[]): number[] {
-  return [...new Set(items.flatMap((i) => ('input' in i ? [i.input.idArticle] : [])))];
+  const ids = new Set<number>();
+  for (const i of items) if ('input' in i) ids.add(i.input.idArticle);
+  return [...ids];
 }
 
 /** Takes copies away; returns the article's id when that removes it altogether. */
