@@ -113,7 +113,9 @@ export function readEachField<T extends object, I = void>(
 ): T {
   const out = {} as T;
   const errors: ApiError[] = [];
-  for (const key of Object.keys(readers) as (keyof T)[]) {
+  // for…in over the readers (an object literal: its own keys, in Object.keys' order), without an
+  // array of their names per input.
+  for (const key in readers) {
     try {
       out[key] = readers[key](input as I);
     } catch (err) {

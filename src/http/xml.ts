@@ -670,9 +670,10 @@ export function parsePlainRequest(body: string): XmlObject | undefined {
   const n = body.length;
   while (i < n && isSpace(body.charCodeAt(i))) i++;
   if (!body.startsWith('<request', i)) return undefined;
-  // Elements open on the stack: their name, their children so far, and whether any came.
+  // Elements open on the stack: their name, and their children so far (none yet: undefined, so a
+  // leaf such as `<price>` costs no object).
   const names: string[] = [];
-  const objects: XmlObject[] = [];
+  const objects: Array<XmlObject | undefined> = [];
   let text = '';
   let root: XmlNode | undefined;
   while (i < n) {
@@ -693,33 +694,37 @@ export function parsePlainRequest(body: string): XmlObject | undefined {
     if (gt === -1) return undefined;
     const closing = body.charCodeAt(lt + 1) === 47; /* / */
     const empty = !closing && body.charCodeAt(gt - 1) === 47;
-    const name = body.slice(closing ? lt + 2 : lt + 1, empty ? gt - 1 : gt);
-    if (!NAME.test(name) || name in Object.prototype || name === '__proto__') return undefined;
     i = gt + 1;
     if (closing) {
-      if (names.pop() !== name || (names.length === 0 && name !== 'request')) return undefined;
-      const children = objects.pop()!;
-      const hasChildren = Object.keys(children).length > 0;
+      // The name the element opened with (checked then), compared where it stands: no text cut
+      // out of the body and tested again for each of a hundred articles' closing tags.
+      const name = names.pop();
+      if (name === undefined || gt - lt - 2 !== name.length || !body.startsWith(name, lt + 2))
+        return undefined;
+      if (names.length === 0 && name !== 'request') return undefined;
+      const children = objects.pop();
       const value = text.trim();
       text = '';
       if (value.includes('\r')) return undefined; // line ends an XML parser may normalize
-      if (hasChildren && value !== '') return undefined; // mixed content
-      const node: XmlNode = hasChildren ? children : value;
+      if (children !== undefined && value !== '') return undefined; // mixed content
+      const node: XmlNode = children ?? value;
       if (names.length === 0) root = node;
-      else add(objects[objects.length - 1]!, name, node);
+      else addChild(objects, name, node);
     } else {
+      const name = body.slice(lt + 1, empty ? gt - 1 : gt);
+      if (!NAME.test(name) || name in Object.prototype || name === '__proto__') return undefined;
       if (names.length > 0 && text.trim() !== '') return undefined; // mixed content
       text = '';
       if (empty) {
         if (names.length === 0) {
           if (root !== undefined || name !== 'request') return undefined;
           root = '';
-        } else add(objects[objects.length - 1]!, name, '');
+        } else addChild(objects, name, '');
       } else {
         if (names.length === 0 && root !== undefined) return undefined;
         if (names.length >= MAX_DEPTH) return undefined;
         names.push(name);
-        objects.push({});
+        objects.push(undefined);
       }
     }
   }
@@ -727,7 +732,14 @@ export function parsePlainRequest(body: string): XmlObject | undefined {
   return typeof root === 'string' ? (root === '' ? {} : undefined) : (root as XmlObject);
 }
 
-function add(parent: XmlObject, name: string, node: XmlNode): void {
+/** Adds a child to the innermost open element, giving it its object with its first child. */
+function addChild(objects: Array<XmlObject | undefined>, name: string, node: XmlNode): void {
+  const top = objects.length - 1;
+  let parent = objects[top];
+  if (parent === undefined) {
+    parent = {};
+    objects[top] = parent;
+  }
   const existing = parent[name];
   if (existing === undefined) parent[name] = node;
   else if (Array.isArray(existing)) existing.push(node);

@@ -118,6 +118,10 @@ describe('Article mapper', () => {
         };
         assert.ok(compiled.article[0] instanceof CompiledTree);
         assert.equal(toXml(compiled), toXml(plain), `${context} ${JSON.stringify(options)}`);
+        assert.ok(
+          toXmlBuffer(compiled).equals(Buffer.from(toXml(plain), 'utf8')),
+          `bytes: ${context} ${JSON.stringify(options)}`,
+        );
         assert.equal(JSON.stringify(compiled), JSON.stringify(plain));
       }
     }
