@@ -369,21 +369,25 @@ const LINK_OPENING_BYTES = new Map([...LINK_OPENINGS].map(([rel, text]) => [rel,
  * (`order.test.ts` compares them).
  */
 export function orderLineTo(out: XmlWriter, view: ArticleView): void {
-  const idProduct = view.idProduct;
-  intTo(out, T.idArticle, view.idArticle);
-  intTo(out, T.idProduct, idProduct);
-  out.bytes(M.LANGUAGE);
-  intTo(out, T.idLanguage, view.idLanguage);
-  textTo(out, T.languageName, languageName(view.idLanguage));
-  out.bytes(M.LANGUAGE_END);
-  textTo(out, T.comments, view.comments);
-  moneyTo(out, T.price, view.price);
+  articleHeadTo(out, view);
   out.bytes(M.EUROS);
   intTo(out, T.count, view.count);
   out.bytes(M.NOT_IN_CART_PRODUCT);
   shortProductTo(out, view.product);
   out.bytes(M.PRODUCT_END);
   articleTailTo(out, view);
+}
+
+/** An article's children up to its price, as every context writes them (order lines, offers). */
+function articleHeadTo(out: XmlWriter, view: ArticleView): void {
+  intTo(out, T.idArticle, view.idArticle);
+  intTo(out, T.idProduct, view.idProduct);
+  out.bytes(M.LANGUAGE);
+  intTo(out, T.idLanguage, view.idLanguage);
+  textTo(out, T.languageName, languageName(view.idLanguage));
+  out.bytes(M.LANGUAGE_END);
+  textTo(out, T.comments, view.comments);
+  moneyTo(out, T.price, view.price);
 }
 
 /** `mapShortProduct(p)`'s children. */
@@ -520,14 +524,7 @@ function onceTo<S extends object>(
  * them).
  */
 function offerTo({ view, seller, inShoppingCart, page }: OfferSource, out: XmlWriter): void {
-  intTo(out, T.idArticle, view.idArticle);
-  intTo(out, T.idProduct, view.idProduct);
-  out.bytes(M.LANGUAGE);
-  intTo(out, T.idLanguage, view.idLanguage);
-  textTo(out, T.languageName, languageName(view.idLanguage));
-  out.bytes(M.LANGUAGE_END);
-  textTo(out, T.comments, view.comments);
-  moneyTo(out, T.price, view.price);
+  articleHeadTo(out, view);
   out.bytes(M.EUROS_PRICES);
   moneyTo(out, T.price, view.price);
   out.bytes(M.EUROS_PRICES_END);
