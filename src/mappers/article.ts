@@ -3,7 +3,7 @@ import type { ArticleView, ProductFacts } from '../store/articles.js';
 import type { ShownUser } from '../store/users.js';
 import { type Static, Type } from '@sinclair/typebox';
 import { CompiledTree, SharedTree, xmlElement, xmlBytes, type XmlWriter } from '../http/xml.js';
-import { boolTo, intTo, moneyTo, type Tag, tag, textTo } from './compiled-xml.js';
+import { boolTo, intTo, moneyTo, type Tag, tag, textTo, WrittenOnce } from './compiled-xml.js';
 import { mapShortProduct, ShortProductSchema } from './product.js';
 import { mapUser, publicUserTo, type UserContext, UserSchema } from './user.js';
 import {
@@ -443,9 +443,8 @@ export interface OfferList {
 /** What the offers of one answer share: each product and seller mapped once, and written once. */
 interface OfferPage {
   once: MappedOnce;
-  /** Where each product's and seller's bytes stand in the answer `answer` (`XmlWriter.mark`). */
-  written: Map<object, readonly [from: number, to: number]>;
-  answer: number;
+  /** Each product's and seller's bytes, written once in an answer. */
+  written: WrittenOnce<object>;
 }
 
 interface OfferSource {
@@ -476,7 +475,7 @@ class CompiledOffer extends CompiledTree<OfferSource> {
  * garbage. JSON writes `mapArticle`'s tree, built when it is asked for.
  */
 export function mapOffers(offers: OfferList): Article[] {
-  const page: OfferPage = { once: new MappedOnce(), written: new Map(), answer: -1 };
+  const page: OfferPage = { once: new MappedOnce(), written: new WrittenOnce() };
   // Typed as the tree it stands for: both writers render it as that tree.
   return offers.articles.map(
     (view) =>
@@ -495,30 +494,6 @@ export function mapOffers(offers: OfferList): Article[] {
 }
 
 /**
- * Writes `source`'s bytes (a product, a seller) the first time in the answer, and copies them from
- * there every time after: the hundred offers of a page share one product and some forty sellers.
- */
-function onceTo<S extends object>(
-  out: XmlWriter,
-  page: OfferPage,
-  source: S,
-  write: (out: XmlWriter, source: S) => void,
-): void {
-  if (page.answer !== out.answer) {
-    page.written.clear();
-    page.answer = out.answer;
-  }
-  const at = page.written.get(source);
-  if (at !== undefined) {
-    out.again(at[0], at[1]);
-    return;
-  }
-  const from = out.mark();
-  write(out, source);
-  page.written.set(source, [from, out.mark()]);
-}
-
-/**
  * A marketplace offer's XML children written into the answer's bytes (`CompiledTree.writeTo`):
  * byte for byte what the generic writer gives for `mapArticle`'s tree (`article.test.ts` compares
  * them).
@@ -531,11 +506,11 @@ function offerTo({ view, seller, inShoppingCart, page }: OfferSource, out: XmlWr
   intTo(out, T.count, view.count);
   boolTo(out, T.inShoppingCart, inShoppingCart);
   out.bytes(M.PRODUCT);
-  onceTo(out, page, view.product, shortProductTo);
+  page.written.write(out, view.product, shortProductTo);
   out.bytes(M.PRODUCT_END);
   if (seller !== undefined) {
     out.bytes(M.SELLER);
-    onceTo(out, page, seller, publicUserTo);
+    page.written.write(out, seller, publicUserTo);
     out.bytes(M.SELLER_END);
   }
   articleTailTo(out, view);

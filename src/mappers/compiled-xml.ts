@@ -136,3 +136,29 @@ function timestampBytes(ms: number): Uint8Array {
   }
   return bytes;
 }
+
+/**
+ * An entity written once in an answer and copied from there every time after (`XmlWriter.mark`,
+ * `again`): the product and the forty-odd sellers of a page's hundred offers, the seller of every
+ * order on a seller's page. Kept by object, as the mappers share one object per entity in a page;
+ * forgotten when the writer starts another answer, since marks are that answer's own.
+ */
+export class WrittenOnce<S extends object> {
+  private readonly at = new Map<S, readonly [from: number, to: number]>();
+  private answer = -1;
+
+  write<T extends S>(out: XmlWriter, source: T, write: (out: XmlWriter, source: T) => void): void {
+    if (this.answer !== out.answer) {
+      this.at.clear();
+      this.answer = out.answer;
+    }
+    const at = this.at.get(source);
+    if (at !== undefined) {
+      out.again(at[0], at[1]);
+      return;
+    }
+    const from = out.mark();
+    write(out, source);
+    this.at.set(source, [from, out.mark()]);
+  }
+}

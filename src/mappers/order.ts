@@ -14,6 +14,7 @@ import {
   textXml,
   timestampTo,
   timestampXml,
+  WrittenOnce,
 } from './compiled-xml.js';
 import { mapShippingMethod, ShippingMethodSchema, shippingMethodTo } from './shipping-method.js';
 import type { ShownUser } from '../store/users.js';
@@ -159,8 +160,7 @@ export function mapOrders(views: OrderView[], idViewer: number): ApiOrder[] {
     idViewer,
     users: new Map(),
     once: new MappedOnce(),
-    written: new Map(),
-    answer: -1,
+    written: new WrittenOnce(),
   };
   // Typed as the tree it stands for: both writers render it as that tree.
   return views.map(
@@ -173,9 +173,8 @@ interface OrderPage {
   idViewer: number;
   users: Map<ShownUser, ApiUser>;
   once: MappedOnce;
-  /** Where each party's bytes stand in the answer `answer` (`XmlWriter.mark`), to copy them again. */
-  written: Map<ShownUser, readonly [from: number, to: number]>;
-  answer: number;
+  /** Each party's bytes, written once in an answer (the seller of every order on a seller's page). */
+  written: WrittenOnce<ShownUser>;
 }
 
 interface OrderSource {
@@ -268,25 +267,6 @@ function requestTo(out: XmlWriter, t: Tag, reason: string | null, date: number |
 }
 
 /**
- * A party's XML written into the answer's bytes: the first time in full, then copied from there
- * (the seller of every order on a seller's page).
- */
-function partyTo(out: XmlWriter, user: ShownUser, page: OrderPage): void {
-  if (page.answer !== out.answer) {
-    page.written.clear();
-    page.answer = out.answer;
-  }
-  const at = page.written.get(user);
-  if (at !== undefined) {
-    out.again(at[0], at[1]);
-    return;
-  }
-  const from = out.mark();
-  counterpartyTo(out, user);
-  page.written.set(user, [from, out.mark()]);
-}
-
-/**
  * The Order's XML children, compiled for its schema and written straight into the answer's bytes
  * (`CompiledTree.writeTo`): byte for byte what the generic writer gives for `mapOrder`'s tree
  * (`order.test.ts` compares them, in every state and with the optional parts). Its only writer: an
@@ -298,9 +278,9 @@ function orderTo({ view: v, page }: OrderSource, out: XmlWriter): void {
   intTo(out, T.idOrder, o.idOrder);
   boolTo(out, T.isBuyer, o.idBuyer === idViewer);
   out.bytes(M.SELLER);
-  partyTo(out, v.seller, page);
+  page.written.write(out, v.seller, counterpartyTo);
   out.bytes(M.SELLER_END_BUYER);
-  partyTo(out, v.buyer, page);
+  page.written.write(out, v.buyer, counterpartyTo);
   out.bytes(M.BUYER_END_STATE);
   textTo(out, T.state, o.state === 'received' && v.evaluation !== undefined ? 'evaluated' : o.state);
   timestampTo(out, T.dateBought, o.dateBought);
