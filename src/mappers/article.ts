@@ -2,7 +2,7 @@ import { type ArticleFlag, gameRules, languageName } from '../domain/catalog.js'
 import type { ArticleView, ProductFacts } from '../store/articles.js';
 import type { ShownUser } from '../store/users.js';
 import { type Static, Type } from '@sinclair/typebox';
-import { CompiledTree, SharedTree, xmlElement, xmlBytes, type XmlWriter } from '../http/xml.js';
+import { CompiledTree, xmlElement, xmlBytes, type XmlWriter } from '../http/xml.js';
 import { boolTo, intTo, moneyTo, type Tag, tag, textTo, WrittenOnce } from './compiled-xml.js';
 import { mapShortProduct, ShortProductSchema } from './product.js';
 import { mapUser, publicUserTo, type UserContext, UserSchema } from './user.js';
@@ -105,7 +105,9 @@ export function mapArticle(view: ArticleView, options: ArticleMapOptions): Artic
   // A page of articles (the only mapping with a memo) is written by the compiled writer below;
   // typed as the tree it stands for, which both formats render it as.
   return options.once
-    ? (new CompiledTree(article, articleXml, undefined, articleTo) as unknown as Article)
+    ? (new CompiledTree(article, articleXml, undefined, (a: Article, out: XmlWriter) =>
+        articleTo(a, out, view.product),
+      ) as unknown as Article)
     : article;
 }
 
@@ -227,10 +229,11 @@ function articleXml(a: Article): string {
  * `articleXml` written straight into the answer's bytes (an answer's list of articles: a bulk stock
  * write's hundred), without the text of each article (some 950 characters in a few dozen pieces,
  * flattened and scanned again to be encoded: a fifth of writing a PUT /stock answer). The short
- * product is written field by field from the tree `mapShortProduct` made, in its keys' order.
- * Byte for byte what `articleXml` gives (`article.test.ts` compares them).
+ * product, which the tree holds as `mapShortProduct(product)`, is written from `product` itself by
+ * the writer the offers and order lines use. Byte for byte what `articleXml` gives
+ * (`article.test.ts` compares them).
  */
-function articleTo(a: Article, out: XmlWriter): void {
+function articleTo(a: Article, out: XmlWriter, product: ProductFacts): void {
   intTo(out, T.idArticle, a.idArticle);
   intTo(out, T.idProduct, a.idProduct);
   const language = a.language;
@@ -248,20 +251,9 @@ function articleTo(a: Article, out: XmlWriter): void {
   if (a.prices !== undefined) out.markup(pricesXml(a.prices));
   intTo(out, T.count, a.count);
   boolOrTo(out, T.inShoppingCart, a.inShoppingCart);
-  const product = a.product;
-  if (product !== undefined) {
-    const p = (product instanceof SharedTree ? product.tree : product) as Record<string, unknown>;
+  if (a.product !== undefined) {
     out.bytes(M.PRODUCT);
-    intTo(out, T.idGame, p.idGame);
-    textTo(out, T.enName, p.enName);
-    textTo(out, T.locName, p.locName);
-    textTo(out, T.image, p.image);
-    intTo(out, T.idExpansion, p.idExpansion);
-    textTo(out, T.expansion, p.expansion);
-    textTo(out, T.abbreviation, p.abbreviation);
-    textTo(out, T.nr, p.nr);
-    intTo(out, T.expIcon, p.expIcon);
-    textTo(out, T.rarity, p.rarity);
+    shortProductTo(out, product);
     out.bytes(M.PRODUCT_END);
   }
   if (a.seller !== undefined) out.markup(xmlElement('seller', a.seller));
