@@ -38,7 +38,7 @@ import { sendSystemMessage } from './system-messages.js';
 import { FOREGROUND_WAIT_MS, type Foreground } from './foreground.js';
 
 /**
- * Webhooks (README, "Events and webhooks"): endpoints an app's owner registers, signed `POST`s of
+ * Webhooks (docs/api.md, "Events and webhooks"): endpoints an app's owner registers, signed `POST`s of
  * each public event, retried with exponential backoff and jitter for up to three days of
  * marketplace time, an endpoint failing for three days disabled with a system message to its
  * owner, every attempt kept for 30 days.
@@ -67,7 +67,7 @@ export function endpointSecret(serverKey: string, e: Pick<WebhookEndpoint, 'idEn
   return `whsec_${createHmac('sha256', serverKey).update(`webhook:${e.idEndpoint}:${e.salt}`).digest('base64url')}`;
 }
 
-/** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, as the README's recipe checks it. */
+/** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, as the recipe in docs/api.md checks it. */
 export function signatureHeader(secret: string, unixSeconds: number, body: string): string {
   const mac = createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex');
   return `t=${unixSeconds},v1=${mac}`;

@@ -8,7 +8,7 @@ import { DOCS_IMAGES_DIR, GUIDES, REFERENCE_PAGES, docPage } from './guides.js';
 import { render } from './render.js';
 
 /**
- * The documentation on the website (README, "The guides"):
+ * The documentation on the website (docs/developing.md, "The documentation"):
  *  - `/docs` lists the guides and the references;
  *  - `/docs/<guide>` renders one guide's Markdown (`docs/<guide>.md`, see guides.ts) in the site's
  *    layout; the guides are English, the page around them speaks the reader's language;

@@ -21,9 +21,10 @@ export const de = {
   'docs.englishOnly': 'Die Leitfäden sind auf Englisch geschrieben.',
   'docs.guidesHeading': 'Leitfäden',
   'docs.referencesHeading': 'Referenz',
-  'docs.referenceText': 'jede Ressource der API, wie man eine Anfrage signiert, und ein aufgezeichnetes Beispiel für jede (braucht JavaScript).',
+  'docs.referenceText':
+    'Jede Ressource der API, wie man eine Anfrage signiert, und ein aufgezeichnetes Beispiel für jede (braucht JavaScript).',
   'docs.openapi': 'Das OpenAPI-3.1-Dokument',
-  'docs.openapiText': 'dieselbe Beschreibung als JSON, für API-Werkzeuge.',
+  'docs.openapiText': 'Dieselbe Beschreibung als JSON, für API-Werkzeuge.',
   'docs.guideTitle': '{title}',
   'docs.allGuides': 'Alle Leitfäden',
   'home.docs': 'Die Dokumentation: Leitfäden, die API-Referenz',

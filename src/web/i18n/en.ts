@@ -16,13 +16,15 @@ export const en = {
   'docs.title': 'API reference',
   'docs.noscript': 'The reference needs JavaScript. The OpenAPI document it shows is here:',
   'docs.indexTitle': 'Documentation',
-  'docs.indexIntro': 'One guide for each kind of reader and what they came to do, and the reference of the API.',
+  'docs.indexIntro':
+    'One guide for each kind of reader and what they came to do, and the reference of the API.',
   'docs.englishOnly': 'The guides are written in English.',
   'docs.guidesHeading': 'Guides',
   'docs.referencesHeading': 'Reference',
-  'docs.referenceText': 'every resource of the API, how to sign a request, and a recorded example of each (needs JavaScript).',
+  'docs.referenceText':
+    'Every resource of the API, how to sign a request, and a recorded example of each (needs JavaScript).',
   'docs.openapi': 'The OpenAPI 3.1 document',
-  'docs.openapiText': 'the same description as JSON, for API tools.',
+  'docs.openapiText': 'The same description as JSON, for API tools.',
   'docs.guideTitle': '{title}',
   'docs.allGuides': 'All guides',
   'home.docs': 'The documentation: guides, the API reference',

@@ -21,9 +21,10 @@ export const es = {
   'docs.englishOnly': 'Las guías están escritas en inglés.',
   'docs.guidesHeading': 'Guías',
   'docs.referencesHeading': 'Referencia',
-  'docs.referenceText': 'cada recurso de la API, cómo firmar una petición y un ejemplo grabado de cada uno (necesita JavaScript).',
+  'docs.referenceText':
+    'Cada recurso de la API, cómo firmar una petición y un ejemplo grabado de cada uno (necesita JavaScript).',
   'docs.openapi': 'El documento OpenAPI 3.1',
-  'docs.openapiText': 'la misma descripción en JSON, para las herramientas de API.',
+  'docs.openapiText': 'La misma descripción en JSON, para las herramientas de API.',
   'docs.guideTitle': '{title}',
   'docs.allGuides': 'Todas las guías',
   'home.docs': 'La documentación: las guías, la referencia de la API',

@@ -17,13 +17,15 @@ export const fr = {
   'docs.title': 'Référence de l’API',
   'docs.noscript': 'La référence a besoin de JavaScript. Le document OpenAPI qu’elle affiche est ici :',
   'docs.indexTitle': 'Documentation',
-  'docs.indexIntro': 'Un guide pour chaque type de lecteur et ce qu’il vient faire, et la référence de l’API.',
+  'docs.indexIntro':
+    'Un guide pour chaque type de lecteur et ce qu’il vient faire, et la référence de l’API.',
   'docs.englishOnly': 'Les guides sont rédigés en anglais.',
   'docs.guidesHeading': 'Guides',
   'docs.referencesHeading': 'Référence',
-  'docs.referenceText': 'chaque ressource de l’API, comment signer une requête, et un exemple enregistré de chacune (nécessite JavaScript).',
+  'docs.referenceText':
+    'Chaque ressource de l’API, comment signer une requête, et un exemple enregistré de chacune (nécessite JavaScript).',
   'docs.openapi': 'Le document OpenAPI 3.1',
-  'docs.openapiText': 'la même description en JSON, pour les outils d’API.',
+  'docs.openapiText': 'La même description en JSON, pour les outils d’API.',
   'docs.guideTitle': '{title}',
   'docs.allGuides': 'Tous les guides',
   'home.docs': 'La documentation : les guides, la référence de l’API',

@@ -17,13 +17,15 @@ export const it = {
   'docs.title': 'Riferimento dell’API',
   'docs.noscript': 'Il riferimento richiede JavaScript. Il documento OpenAPI che mostra è qui:',
   'docs.indexTitle': 'Documentazione',
-  'docs.indexIntro': 'Una guida per ogni tipo di lettore e per ciò che viene a fare, e il riferimento dell’API.',
+  'docs.indexIntro':
+    'Una guida per ogni tipo di lettore e per ciò che viene a fare, e il riferimento dell’API.',
   'docs.englishOnly': 'Le guide sono scritte in inglese.',
   'docs.guidesHeading': 'Guide',
   'docs.referencesHeading': 'Riferimento',
-  'docs.referenceText': 'ogni risorsa dell’API, come firmare una richiesta e un esempio registrato di ciascuna (richiede JavaScript).',
+  'docs.referenceText':
+    'Ogni risorsa dell’API, come firmare una richiesta e un esempio registrato di ciascuna (richiede JavaScript).',
   'docs.openapi': 'Il documento OpenAPI 3.1',
-  'docs.openapiText': 'la stessa descrizione in JSON, per gli strumenti delle API.',
+  'docs.openapiText': 'La stessa descrizione in JSON, per gli strumenti delle API.',
   'docs.guideTitle': '{title}',
   'docs.allGuides': 'Tutte le guide',
   'home.docs': 'La documentazione: le guide, il riferimento dell’API',
