@@ -176,7 +176,10 @@ export function profilePages(app: FastifyInstance, services: Services): void {
   app.post('/profile/password', form, async (request, reply) => {
     const f = fields(request, PASSWORD_FIELDS);
     try {
-      await changePassword(services, signInLimitsOf(services), request.user!.idUser, f);
+      await changePassword(services, signInLimitsOf(services), request.user!.idUser, {
+        ...f,
+        ip: request.ip,
+      });
       // Every session ended with the change, this one too: sign in again with the new password.
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
       return redirectWithFlash(reply, '/login', 'flash.passwordChanged');

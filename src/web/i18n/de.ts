@@ -323,6 +323,8 @@ export const de = {
   'errors.wrong_credentials': 'Falscher Benutzername oder falsches Passwort.',
   'errors.sign_in_limited':
     'Zu viele fehlgeschlagene Anmeldungen. Warten Sie einige Minuten und versuchen Sie es dann erneut.',
+  'errors.registration_limited':
+    'Zuletzt wurden zu viele Konten angelegt. Versuchen Sie es in {minutes} {minutes|Minute|Minuten} erneut.',
   'errors.reset_link_invalid':
     'Dieser Link ist nicht gültig: Er wurde schon benutzt oder ist älter als eine Stunde.',
   'errors.callback_required': 'Eine Drittanbieter-App braucht eine Callback-URL.',
@@ -369,7 +371,8 @@ export const de = {
   'webhooks.duration': 'Dauer',
   'webhooks.response': 'Inhalt',
   'webhooks.noAnswer': 'keine Antwort',
-  'webhooks.noAnswerText': 'Keine Antwort: Die Adresse wurde abgelehnt, war nicht erreichbar oder hat nicht rechtzeitig geantwortet.',
+  'webhooks.noAnswerText':
+    'Keine Antwort: Die Adresse wurde abgelehnt, war nicht erreichbar oder hat nicht rechtzeitig geantwortet.',
   'webhooks.privateAnswer': 'Antwort von einer privaten Adresse: Ihr Inhalt wird nicht gespeichert.',
   'webhooks.sendAgain': 'Erneut senden',
   'flash.webhookCreated': 'Der Webhook ist hinzugefügt: Prüfen Sie Zustellungen mit dem Schlüssel unten.',

@@ -318,6 +318,8 @@ export const en = {
   'errors.password_too_long': 'A password has at most {max} characters.',
   'errors.wrong_credentials': 'Wrong username or password.',
   'errors.sign_in_limited': 'Too many failed sign-ins. Wait a few minutes, then try again.',
+  'errors.registration_limited':
+    'Too many accounts were created recently. Try again in {minutes} {minutes|minute|minutes}.',
   'errors.reset_link_invalid': 'This link is not valid: it was used already, or it is more than an hour old.',
   'errors.callback_required': 'A third-party app needs a callback URL.',
   'errors.callback_invalid':
@@ -362,7 +364,8 @@ export const en = {
   'webhooks.duration': 'Duration',
   'webhooks.response': 'Response',
   'webhooks.noAnswer': 'no answer',
-  'webhooks.noAnswerText': 'No answer: the address was refused or could not be reached, or it did not answer in time.',
+  'webhooks.noAnswerText':
+    'No answer: the address was refused or could not be reached, or it did not answer in time.',
   'webhooks.privateAnswer': 'Answer from a private address: its body is not kept.',
   'webhooks.sendAgain': 'Send again',
   'flash.webhookCreated': 'The webhook endpoint is added: check deliveries with the secret below.',

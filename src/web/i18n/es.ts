@@ -320,6 +320,8 @@ export const es = {
   'errors.wrong_credentials': 'Nombre de usuario o contraseña incorrectos.',
   'errors.sign_in_limited':
     'Demasiados inicios de sesión fallidos. Espera unos minutos y vuelve a intentarlo.',
+  'errors.registration_limited':
+    'Se han creado demasiadas cuentas recientemente. Vuelva a intentarlo dentro de {minutes} {minutes|minuto|minutos}.',
   'errors.reset_link_invalid': 'Este enlace no es válido: ya se usó o tiene más de una hora.',
   'errors.callback_required': 'Una aplicación de terceros necesita una URL de retorno.',
   'errors.callback_invalid':
@@ -364,7 +366,8 @@ export const es = {
   'webhooks.duration': 'Duración',
   'webhooks.response': 'Contenido',
   'webhooks.noAnswer': 'sin respuesta',
-  'webhooks.noAnswerText': 'Sin respuesta: la dirección fue rechazada o no se pudo alcanzar, o no respondió a tiempo.',
+  'webhooks.noAnswerText':
+    'Sin respuesta: la dirección fue rechazada o no se pudo alcanzar, o no respondió a tiempo.',
   'webhooks.privateAnswer': 'Respuesta de una dirección privada: su contenido no se guarda.',
   'webhooks.sendAgain': 'Enviar de nuevo',
   'flash.webhookCreated': 'El webhook está añadido: compruebe las entregas con el secreto de abajo.',

@@ -320,6 +320,8 @@ export const fr = {
   'errors.password_too_long': 'Un mot de passe a au plus {max} caractères.',
   'errors.wrong_credentials': 'Nom d’utilisateur ou mot de passe incorrect.',
   'errors.sign_in_limited': 'Trop de connexions échouées. Attendez quelques minutes, puis réessayez.',
+  'errors.registration_limited':
+    'Trop de comptes ont été créés récemment. Réessayez dans {minutes} {minutes|minute|minutes}.',
   'errors.reset_link_invalid': 'Ce lien n’est pas valable : il a déjà servi, ou il a plus d’une heure.',
   'errors.callback_required': 'Une application tierce a besoin d’une URL de retour.',
   'errors.callback_invalid':
@@ -366,7 +368,8 @@ export const fr = {
   'webhooks.duration': 'Durée',
   'webhooks.response': 'Contenu',
   'webhooks.noAnswer': 'pas de réponse',
-  'webhooks.noAnswerText': 'Pas de réponse : l’adresse a été refusée ou n’a pu être atteinte, ou elle n’a pas répondu à temps.',
+  'webhooks.noAnswerText':
+    'Pas de réponse : l’adresse a été refusée ou n’a pu être atteinte, ou elle n’a pas répondu à temps.',
   'webhooks.privateAnswer': 'Réponse d’une adresse privée : son contenu n’est pas conservé.',
   'webhooks.sendAgain': 'Renvoyer',
   'flash.webhookCreated': 'Le webhook est ajouté : vérifiez les envois avec le secret ci-dessous.',

@@ -322,6 +322,8 @@ export const it = {
   'errors.password_too_long': 'Una password ha al massimo {max} caratteri.',
   'errors.wrong_credentials': 'Nome utente o password errati.',
   'errors.sign_in_limited': 'Troppi accessi falliti. Aspetta qualche minuto, poi riprova.',
+  'errors.registration_limited':
+    'Sono stati creati troppi account di recente. Riprova tra {minutes} {minutes|minuto|minuti}.',
   'errors.reset_link_invalid': 'Questo link non è valido: è già stato usato o ha più di un’ora.',
   'errors.callback_required': 'Un’app di terze parti richiede un URL di ritorno.',
   'errors.callback_invalid':
@@ -366,7 +368,8 @@ export const it = {
   'webhooks.duration': 'Durata',
   'webhooks.response': 'Contenuto',
   'webhooks.noAnswer': 'nessuna risposta',
-  'webhooks.noAnswerText': 'Nessuna risposta: l’indirizzo è stato rifiutato o non era raggiungibile, oppure non ha risposto in tempo.',
+  'webhooks.noAnswerText':
+    'Nessuna risposta: l’indirizzo è stato rifiutato o non era raggiungibile, oppure non ha risposto in tempo.',
   'webhooks.privateAnswer': 'Risposta da un indirizzo privato: il suo contenuto non viene conservato.',
   'webhooks.sendAgain': 'Invia di nuovo',
   'flash.webhookCreated': 'Il webhook è aggiunto: verifica le consegne con il segreto qui sotto.',
