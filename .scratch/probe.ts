@@ -11,8 +11,8 @@ async function raw(req: string) {
     setTimeout(() => { c.destroy(); res(b); }, 1000);
   });
 }
-for (const m of ['QUERY', 'FOO', 'PROPFIND', 'TRACE', 'POST']) {
-  for (const p of ['/ws/v2.0/games', '/profile', '/login', '/nope']) {
+for (const m of ['QUERY', 'FOO', 'PROPFIND', 'TRACE', 'POST', 'GET']) {
+  for (const p of ['/ws/v2.0/games', '/profile', '/login', '/nope', '/healthz', '/ws/v2.0/nope']) {
     const r = await raw(`${m} ${p} HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\nab`);
     console.log(m, p, r.split('\r\n\r\n')[0].replace(/\r\n/g, ' | ').slice(0, 300), '::', r.split('\r\n\r\n')[1]?.slice(0, 120));
   }

@@ -11,6 +11,7 @@ import { signIn, signInLimitsOf } from '../auth/sign-in.js';
 import { REGISTRATION_FIELDS, registerAccount, registrationLimitsOf } from '../domain/registration.js';
 import { COUNTRY_CODES } from '../domain/users.js';
 import { ApiError } from '../errors.js';
+import { headerLocation } from '../http/location.js';
 import { publicOrigin } from '../http/origin.js';
 import type { Services } from '../services.js';
 import { fields, formErrors, localPath, redirectWithFlash } from './forms.js';
@@ -80,7 +81,7 @@ export function accountPages(app: FastifyInstance, services: Services): void {
         ip: request.ip,
       });
       await signInBrowser(services, request, reply, user.idUser);
-      return reply.code(303).header('Location', next).send();
+      return reply.code(303).header('Location', headerLocation(next)).send();
     } catch (err) {
       const errors = formErrors(request.t, err, ['username', 'password']);
       if (err instanceof ApiError) reply.headers(err.headers);

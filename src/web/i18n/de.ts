@@ -306,6 +306,8 @@ export const de = {
   'error.title': 'Etwas ist schiefgegangen',
   'error.notFoundTitle': 'Seite nicht gefunden',
   'error.notFound': 'Unter dieser Adresse gibt es keine Seite.',
+  'error.methodNotAllowedTitle': 'Methode nicht erlaubt',
+  'error.methodNotAllowed': 'Diese Seite nimmt keine {method}-Anfragen an, nur {allowed}.',
   'error.csrf':
     'Dieses Formular wurde nicht von dieser Website gesendet, oder seine Seite ist zu alt. Gehen Sie zurück, laden Sie die Seite neu und senden Sie es noch einmal.',
   'error.tooLarge': 'Was gesendet wurde, ist zu groß.',

@@ -303,6 +303,8 @@ export const en = {
   'error.title': 'Something went wrong',
   'error.notFoundTitle': 'Page not found',
   'error.notFound': 'There is no page at this address.',
+  'error.methodNotAllowedTitle': 'Method not allowed',
+  'error.methodNotAllowed': 'This page does not take {method} requests; it takes {allowed}.',
   'error.csrf':
     'This form was not sent from this site, or its page is too old. Go back, reload the page and send it again.',
   'error.tooLarge': 'What was sent is too large.',

@@ -303,6 +303,8 @@ export const es = {
   'error.title': 'Algo ha salido mal',
   'error.notFoundTitle': 'Página no encontrada',
   'error.notFound': 'No hay ninguna página en esta dirección.',
+  'error.methodNotAllowedTitle': 'Método no permitido',
+  'error.methodNotAllowed': 'Esta página no acepta peticiones {method}; acepta {allowed}.',
   'error.csrf':
     'Este formulario no se envió desde este sitio, o su página es demasiado antigua. Vuelve atrás, recarga la página y envíalo de nuevo.',
   'error.tooLarge': 'Lo enviado es demasiado grande.',

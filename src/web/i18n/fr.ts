@@ -304,6 +304,8 @@ export const fr = {
   'error.title': 'Un problème est survenu',
   'error.notFoundTitle': 'Page introuvable',
   'error.notFound': 'Il n’y a pas de page à cette adresse.',
+  'error.methodNotAllowedTitle': 'Méthode non autorisée',
+  'error.methodNotAllowed': 'Cette page n’accepte pas les requêtes {method} ; elle accepte {allowed}.',
   'error.csrf':
     'Ce formulaire n’a pas été envoyé depuis ce site, ou sa page est trop ancienne. Revenez en arrière, rechargez la page et renvoyez-le.',
   'error.tooLarge': 'Ce qui a été envoyé est trop volumineux.',

@@ -306,6 +306,8 @@ export const it = {
   'error.title': 'Qualcosa è andato storto',
   'error.notFoundTitle': 'Pagina non trovata',
   'error.notFound': 'Non c’è nessuna pagina a questo indirizzo.',
+  'error.methodNotAllowedTitle': 'Metodo non consentito',
+  'error.methodNotAllowed': 'Questa pagina non accetta richieste {method}; accetta {allowed}.',
   'error.csrf':
     'Questo modulo non è stato inviato da questo sito, o la sua pagina è troppo vecchia. Torna indietro, ricarica la pagina e invialo di nuovo.',
   'error.tooLarge': 'Ciò che è stato inviato è troppo grande.',
