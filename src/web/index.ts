@@ -114,10 +114,16 @@ export async function websitePlugin(
   });
 }
 
-/** Errors on pages are pages, in the visitor's language, never the API's XML. */
-function errorPage(services: Services) {
+/**
+ * Errors on pages are pages, in the visitor's language, never the API's XML or Fastify's JSON, even
+ * an error while the answer was being written (a header Node refused).
+ */
+export function errorPage(services: Services) {
   return async (error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
-    request.t ??= translator(langFromAcceptLanguage(request.headers['accept-language']));
+    if (!request.t) {
+      request.lang = langFromAcceptLanguage(request.headers['accept-language']);
+      request.t = translator(request.lang);
+    }
     let status = error instanceof ApiError ? error.status : (error.statusCode ?? 500);
     let message: string;
     if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
