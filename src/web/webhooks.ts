@@ -58,7 +58,8 @@ export function webhookPages(app: FastifyInstance, services: Services): void {
     kinds: EVENT_KIND_NAMES,
     values,
     errors,
-    mode: services.config.mode,
+    // The hint names a loopback receiver only where such an address is accepted.
+    localHint: services.webhookSettings.targets.allowPrivate,
   });
 
   app.get('/profile/apps/:idApp/webhooks/new', signedIn, async (request, reply) => {
