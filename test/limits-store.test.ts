@@ -282,6 +282,18 @@ for (const kind of STORES) {
       await new Promise((r) => setTimeout(r, 250));
       assert.equal((await store.attempt([user], 150)).allowed, true);
     });
+
+    it('tells how many attempts a key holds in its window (the sign-in slowdown reads it)', async () => {
+      fresh();
+      const key = `c:${idUser}`;
+      assert.equal(await store.countAttempts(key), 0);
+      for (let i = 0; i < 3; i++) await store.attempt([{ key, max: Number.MAX_SAFE_INTEGER }], 150);
+      assert.equal(await store.countAttempts(key), 3);
+      await store.forgetAttempt(key);
+      assert.equal(await store.countAttempts(key), 2);
+      await new Promise((r) => setTimeout(r, 250));
+      assert.equal(await store.countAttempts(key), 0);
+    });
   });
 }
 

@@ -73,7 +73,7 @@ export const checkoutWebhooksScenario: Scenario<WebhooksState> = {
       .where('kind', '=', 'dedicated')
       .execute();
     for (const app of apps) {
-      await createEndpoint(services, services.config, app.idUser, { idApp: app.idApp, url });
+      await createEndpoint(services, services.webhookSettings, app.idUser, { idApp: app.idApp, url });
     }
     return { ...state, checkouts: 0, counted: 0, byType: new Map() };
   },

@@ -31,6 +31,8 @@ export interface LimitStore {
   attempt(keys: readonly AttemptKey[], windowMs: number): Promise<AttemptResult>;
   /** Takes one attempt back (a sign-in that succeeded), or all of a key's with `all`. */
   forgetAttempt(key: string, all?: boolean): Promise<void>;
+  /** The attempts a key holds in its current window (0 when it has none). */
+  countAttempts(key: string): Promise<number>;
   close(): Promise<void>;
 }
 
