@@ -124,7 +124,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
         (err) => log.error({ err }, 'pruning OAuth nonces failed'),
       );
     }
-    const limits = createLimitStore(config, redis, wallClock);
+    const limits = createLimitStore(config, redis, wallClock, database);
     closers.push(() => limits.close());
 
     const mailer = createMailer(config);

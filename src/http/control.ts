@@ -1,5 +1,6 @@
 import { OffsetClock } from '../clock.js';
 import { createLimitStore } from '../limits/create-store.js';
+import { MemoryLimitStore } from '../limits/memory-store.js';
 import { CLOCK_OFFSET_SETTING } from '../services.js';
 import { getSetting } from '../store/settings.js';
 import { type FaultRule, faultRule } from '../domain/faults.js';
@@ -178,9 +179,9 @@ export class SandboxControl {
  * version. OAuth nonces are rows of the restored data, which a load empties.
  */
 export async function resetAfterRestore(services: Services): Promise<void> {
-  if (!services.redis) {
+  if (services.limits instanceof MemoryLimitStore) {
     const old = services.limits;
-    services.limits = createLimitStore(services.config, undefined, services.wallClock);
+    services.limits = createLimitStore(services.config, undefined, services.wallClock, services.database);
     await old.close().catch(() => {});
   }
   if (services.clock instanceof OffsetClock) {
