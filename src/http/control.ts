@@ -83,7 +83,12 @@ export class SandboxControl {
       }
     };
     readControlRows(this.services.database.db).then(
-      (rows) => answer(rows),
+      (rows) => {
+        // A `clock advance` made through another worker (or the CLI) holds from this request on.
+        const clock = this.services.clock;
+        if (clock instanceof OffsetClock) clock.setOffset(rows.clockOffsetMs);
+        answer(rows);
+      },
       () =>
         answer(
           undefined,
