@@ -278,8 +278,8 @@ export const SETTINGS = [
     env: 'KEEP_ALIVE_TIMEOUT',
     flag: '--keep-alive-timeout',
     description:
-      "How long a kept-alive connection may stay idle between requests before it is closed; behind a load balancer, longer than the balancer's own idle timeout.",
-    default: '5s',
+      "How long a kept-alive connection may stay idle between requests before it is closed: longer than clients keep idle connections for reuse (a request sent on a connection the server is closing gets no answer); behind a load balancer, longer than the balancer's own idle timeout.",
+    default: '65s',
     parse: duration(1),
   }),
   setting({
