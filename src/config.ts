@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { REQUEST_GROUP_NAMES } from './limits/groups.js';
 import { parseDuration } from './clock.js';
 
@@ -13,6 +14,8 @@ export interface Config {
   mode: Mode;
   host: string;
   port: number;
+  /** Processes answering on the one port (`serve --workers`); 1: this process alone. */
+  workers: number;
   databaseUrl: string;
   secretKey: string | undefined;
   publicBaseUrl: string | undefined;
@@ -103,6 +106,12 @@ function int(min: number, max: number) {
   };
 }
 
+/** A number of worker processes, or `auto`: one per core the process may use. */
+function workerCount(raw: string): number {
+  if (raw.trim().toLowerCase() === 'auto') return Math.max(1, availableParallelism());
+  return int(1, 256)(raw);
+}
+
 function optional(raw: string): string | undefined {
   return raw === '' ? undefined : raw;
 }
@@ -178,6 +187,15 @@ export const SETTINGS = [
     description: 'Port to listen on.',
     default: '8080',
     parse: int(0, 65535),
+  }),
+  setting({
+    key: 'workers',
+    env: 'WORKERS',
+    flag: '--workers',
+    description:
+      '`serve`: how many processes answer on the one port (node:cluster), each on its own core; `auto`: one per core. They share limits, nonces, revocations and deliveries through the database or Redis (README, "Several workers").',
+    default: '1',
+    parse: workerCount,
   }),
   setting({
     key: 'databaseUrl',
@@ -269,8 +287,8 @@ export const SETTINGS = [
     env: 'KEEP_ALIVE_TIMEOUT',
     flag: '--keep-alive-timeout',
     description:
-      "How long a kept-alive connection may stay idle between requests before it is closed; behind a load balancer, longer than the balancer's own idle timeout.",
-    default: '5s',
+      "How long a kept-alive connection may stay idle between requests before it is closed: longer than clients keep idle connections for reuse (a request sent on a connection the server is closing gets no answer); behind a load balancer, longer than the balancer's own idle timeout.",
+    default: '65s',
     parse: duration(1),
   }),
   setting({
@@ -629,6 +647,11 @@ export function loadConfig(
       throw new ConfigError('production mode needs PUBLIC_BASE_URL (the address clients sign)');
     }
     config.demoData = false;
+  }
+  if (config.workers > 1 && /^(sqlite:)?:memory:$/i.test(config.databaseUrl)) {
+    throw new ConfigError(
+      'WORKERS above 1 needs a database the processes can share: a SQLite file or PostgreSQL, not :memory:',
+    );
   }
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
     throw new ConfigError(

@@ -22,6 +22,7 @@ import { type Database, openDatabase } from './store/db.js';
 import { migrateToLatest } from './store/migrate.js';
 import { openRedis } from './store/redis.js';
 import { getSetting } from './store/settings.js';
+import { CLOCK_OFFSET } from './store/faults.js';
 
 /**
  * Everything a running cardbazaar holds, built once at start and handed to the HTTP layer, the CLI
@@ -66,7 +67,7 @@ export interface ServiceOverrides {
 }
 
 /** The settings key under which the sandbox keeps its clock offset, shared by all processes. */
-export const CLOCK_OFFSET_SETTING = 'clockOffsetMs';
+export const CLOCK_OFFSET_SETTING = CLOCK_OFFSET;
 
 export async function createServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
   const log = overrides.log ?? pino({ level: config.logLevel });
@@ -129,7 +130,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
         (err) => log.error({ err }, 'pruning OAuth nonces failed'),
       );
     }
-    const limits = createLimitStore(config, redis, wallClock);
+    const limits = createLimitStore(config, redis, wallClock, database);
     closers.push(() => limits.close());
 
     const mailer = createMailer(config);
