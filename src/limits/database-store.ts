@@ -1,6 +1,7 @@
 import type { Database } from '../store/db.js';
 import {
   clearLimits,
+  counterValue,
   countersWithPrefix,
   decrementCounter,
   deleteCountersWithPrefix,
@@ -138,6 +139,12 @@ export class DatabaseLimitStore implements LimitStore {
 
   async forgetAttempt(key: string, all = false): Promise<void> {
     await decrementCounter(this.database.db, `attempt:${key}`, all).catch(() => {
+      throw storeUnavailable('the database');
+    });
+  }
+
+  async countAttempts(key: string): Promise<number> {
+    return counterValue(this.database.db, `attempt:${key}`, this.now()).catch(() => {
       throw storeUnavailable('the database');
     });
   }

@@ -102,6 +102,17 @@ export async function countersWithPrefix(
   return rows.map((r) => ({ key: r.key, count: Number(r.count) }));
 }
 
+/** One live counter's count (0 when it has none or it has expired). */
+export async function counterValue(db: Executor, key: string, now: number): Promise<number> {
+  const row = await db
+    .selectFrom('limitCounters')
+    .select('count')
+    .where('key', '=', key)
+    .where('expiresAt', '>', now)
+    .executeTakeFirst();
+  return row ? Number(row.count) : 0;
+}
+
 export async function deleteCountersWithPrefix(db: Executor, prefix: string): Promise<void> {
   await db
     .deleteFrom('limitCounters')
