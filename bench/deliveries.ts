@@ -98,7 +98,10 @@ try {
       .where('kind', '=', 'dedicated')
       .execute();
     for (const app of apps) {
-      await createEndpoint(services, services.config, app.idUser, { idApp: app.idApp, url: receiver.url });
+      await createEndpoint(services, services.webhookSettings, app.idUser, {
+        idApp: app.idApp,
+        url: receiver.url,
+      });
     }
   }
   const app = await buildApp(services);

@@ -41,8 +41,35 @@ const { values: opts } = parseArgs({
     warmup: { type: 'string', default: '2' },
     dialect: { type: 'string', default: 'sqlite' },
     generator: { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
   },
 });
+
+if (opts.help) {
+  console.log(`npm run bench [-- options]: each scenario against a bare node:http server sending the same bytes.
+
+The headline of every scenario is its CPU ratio: node:http's server CPU per answer over cardbazaar's,
+both measured in the same rounds from /proc (user + system). It moves little with the load of other
+processes; requests per second and their ratio are printed too, and move with the neighbours.
+Before each scenario the generator's capacity (bare node:http on a small fixed answer) is measured
+again; rounds whose baseline falls below 0.75 of it are flagged ⚠.
+
+Options:
+  --only <text>            scenarios whose name contains <text>
+  --rounds N               rounds per scenario (5)
+  --seconds S              seconds per round (4)
+  --warmup S               warm-up seconds (2)
+  --connections C          connections of the load generator (50)
+  --dialect sqlite|postgres  postgres: a fresh schema of TEST_POSTGRES_URL per scenario
+  --generator wrk|autocannon  wrk where installed
+  -h, --help               this text
+
+Environment: BENCH_PORT_BASE (18080), BENCH_SERVER_NODE_ARGS (node flags for cardbazaar only, e.g.
+--cpu-prof), BENCH_ORDERS_SMALL, BENCH_ORDERS_LARGE, BENCH_CATALOG_SMALL_SCALE, BENCH_CATALOG_LARGE_SCALE,
+BENCH_STOCK_ARTICLES (sizes), TEST_POSTGRES_URL (for --dialect postgres).
+The whole table of docs/performance.md's "Measured" section: npm run bench:all (SQLite, then PostgreSQL).`);
+  process.exit(0);
+}
 
 const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 const pin = (core: number, cmd: string[]) => (hasTaskset ? ['taskset', '-c', String(core), ...cmd] : cmd);
@@ -429,7 +456,7 @@ async function runScenario(scenario: Scenario, index: number, capacity: number):
     console.log(`\n## ${scenario.name} — ${scenario.description}`);
     if (scenario.sequential) {
       console.log(`   prepared in ${prepareSeconds.toFixed(1)} s`);
-      await runSequential(scenario, state, port, body.length, ours.pid);
+      await runSequential(scenario, state, port, body.length, ours.pid, bareServer.pid);
       reportRss(scenario, ours);
       return;
     }
@@ -512,17 +539,19 @@ async function runScenario(scenario: Scenario, index: number, capacity: number):
             : ''),
       );
     }
+    // The headline: the CPU ratio, which another process on the machine moves far less than the
+    // request rates (docs/performance.md, "What is printed").
+    if (cpuRatios.length > 0) {
+      console.log(
+        `   HEADLINE ${scenario.name}: CPU ratio ${median(cpuRatios).toFixed(3)} (range ${range(cpuRatios, 3)}), ` +
+          `${thousands(median(oursCpu))} µs of server CPU per answer (${range(oursCpu, 0)}), ${dialect}`,
+      );
+    }
     console.log(
       `   RESULT ${scenario.name}: median ratio ${median(ratios).toFixed(3)} (range ${range(ratios, 3)}), ` +
         `cardbazaar ${thousands(median(oursRates))} req/s (${thousands(Math.min(...oursRates))}–${thousands(Math.max(...oursRates))}), ` +
         `${generator}, ${dialect}${warnings.length ? `; ⚠ ${warnings.length} flagged: ${warnings.join(', ')}` : ''}`,
     );
-    if (cpuRatios.length > 0) {
-      console.log(
-        `   CPU ${scenario.name}: ${thousands(median(oursCpu))} µs per answer (${range(oursCpu, 0)}), ` +
-          `CPU ratio to node:http ${median(cpuRatios).toFixed(3)} (range ${range(cpuRatios, 3)})`,
-      );
-    }
     reportRss(scenario, ours);
   } finally {
     await stopAll(children, scenario.name);
@@ -566,6 +595,7 @@ async function runSequential(
   port: number,
   bytes: number,
   pid: number | undefined,
+  barePid: number | undefined,
 ): Promise<void> {
   const perRound = scenario.sequential!.requests;
   let next = 0;
@@ -611,6 +641,7 @@ async function runSequential(
     `   ${rounds} rounds × ${perRound} sequential requests, one connection, response ${bytes} bytes`,
   );
   const cpuTimes: number[] = [];
+  const cpuRatios: number[] = [];
   for (let r = 1; r <= rounds; r++) {
     const cpuBefore = cpuMicros(pid);
     const ours = await round(port, perRound, fresh);
@@ -624,7 +655,14 @@ async function runSequential(
         ? (cpuAfter - cpuBefore) / 1000 / perRound
         : undefined;
     if (cpu !== undefined) cpuTimes.push(cpu);
+    const bareBefore = cpuMicros(barePid);
     const bare = await round(port + 1, perRound, sample);
+    const bareAfter = cpuMicros(barePid);
+    const bareCpu =
+      bareBefore !== undefined && bareAfter !== undefined
+        ? (bareAfter - bareBefore) / 1000 / perRound
+        : undefined;
+    if (cpu !== undefined && bareCpu !== undefined && cpu > 0) cpuRatios.push(bareCpu / cpu);
     const ratio = ours / bare;
     ratios.push(ratio);
     times.push(1000 / ours);
@@ -632,6 +670,12 @@ async function runSequential(
     console.log(
       `   round ${r}: cardbazaar ${ours.toFixed(1)} req/s (${(1000 / ours).toFixed(2)} ms each${cpu === undefined ? '' : `, server CPU ${cpu.toFixed(1)} ms each`}), node:http ${bare.toFixed(0)} req/s, ratio ${ratio.toFixed(4)}` +
         (settled ? `; ${settled.note}` : ''),
+    );
+  }
+  if (cpuRatios.length > 0) {
+    console.log(
+      `   HEADLINE ${scenario.name}: CPU ratio ${median(cpuRatios).toFixed(4)} (range ${range(cpuRatios, 4)}), ` +
+        `${median(cpuTimes).toFixed(2)} ms of server CPU per request with its background work, ${dialect}`,
     );
   }
   console.log(
@@ -654,9 +698,12 @@ console.log(
       ? '; install wrk (apt-get install wrk) for a lighter generator'
       : ''),
 );
-const capacity = await measureCapacity();
-console.log(
-  `capacity: ${generator} against bare node:http on a small fixed answer reaches ${thousands(capacity)} req/s; ` +
-    `rounds whose baseline stays below ${CAPACITY_WARNING} of it (small answers) are flagged ⚠`,
-);
-for (const [i, s] of selected.entries()) await runScenario(s as Scenario, i, capacity);
+for (const [i, s] of selected.entries()) {
+  // Measured again before every scenario: another process can halve it within a run.
+  const capacity = await measureCapacity();
+  console.log(
+    `\ncapacity before "${s.name}": ${generator} against bare node:http on a small fixed answer reaches ${thousands(capacity)} req/s; ` +
+      `rounds whose baseline stays below ${CAPACITY_WARNING} of it (small answers) are flagged ⚠`,
+  );
+  await runScenario(s as Scenario, i, capacity);
+}

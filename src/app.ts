@@ -5,17 +5,21 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
   LogController,
 } from 'fastify';
 import { authenticationHook } from './auth/authenticate.js';
 import { ApiError } from './errors.js';
 import { checkExpect, EXPECT_LIMIT, installBodyParsing } from './http/body.js';
-import { clientErrorHandler, rawErrorResponse } from './http/client-errors.js';
+import { clientErrorHandlerFor, type PathMethods, rawErrorResponse } from './http/client-errors.js';
 import { installConnectionCap, timeoutOptions } from './http/connections.js';
 import { countUntilClosed } from './http/in-flight.js';
 import { resetAfterRestore, SandboxControl } from './http/control.js';
 import { setCorsHeaders } from './http/cors.js';
 import { faultHook } from './http/faults.js';
+import { hstsHeaders } from './http/hsts.js';
+import { MethodTable } from './http/methods.js';
 import { rewriteFormatSegment } from './http/format.js';
 import { sendError } from './http/reply.js';
 import { API_PREFIX, type RouteConfig, type Router as ApiRouter, Router } from './http/routing.js';
@@ -25,7 +29,7 @@ import { limitHooks } from './limits/hook.js';
 import { installLimitsOperator } from './limits/operator.js';
 import { installCatalogDownloads } from './routes/catalog-downloads.js';
 import { registerRoutes } from './routes/index.js';
-import { notFoundPage, websitePlugin } from './web/index.js';
+import { methodNotAllowedPage, notFoundPage, websitePlugin } from './web/index.js';
 import type { Services } from './services.js';
 
 // Request ids: a random per-process prefix and a counter, unique without randomness per request.
@@ -72,6 +76,22 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
         .replace(/^\/ws\/v2\.0\/output\.(?:json|xml)(?=\/|$)/, API_PREFIX)
         .slice(API_PREFIX.length),
     );
+  /** The methods of the website's pages, and of the other routes outside `/ws` (health, downloads…). */
+  const pageMethods = new MethodTable();
+  const otherMethods = new MethodTable();
+  const isApiPath = (url: string) => /^\/ws(?:[/?]|$)/.test(url);
+  const methodsOf: PathMethods = (url) => {
+    if (isApiPath(url)) {
+      const allowed = allowedForUrl(url);
+      return allowed ? { allowed, page: false } : undefined;
+    }
+    const page = pageMethods.allowedFor(url);
+    if (page) return { allowed: page, page: true };
+    const other = otherMethods.allowedFor(url);
+    return other ? { allowed: other, page: false } : undefined;
+  };
+  const hsts = hstsHeaders(config);
+  const hstsValue = hsts['Strict-Transport-Security'];
   const app = Fastify({
     loggerInstance: services.log as FastifyBaseLogger,
     // One log line per request only when debugging: at the default level the log holds what went wrong.
@@ -91,7 +111,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     return503OnClosing: true,
     genReqId: nextRequestId,
     routerOptions: { maxParamLength: 500 },
-    clientErrorHandler,
+    clientErrorHandler: clientErrorHandlerFor(hsts, methodsOf),
     // A path the router cannot decode (`%zz`) or a parameter over the length bound is bad input like
     // any other: the API's error body with CORS headers, not Fastify's own JSON.
     frameworkErrors: (error, request, reply) => {
@@ -113,6 +133,9 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
 
   const onRoute = options.onRoute;
   if (onRoute) app.addHook('onRoute', (route) => onRoute({ method: route.method, url: route.url }));
+  app.addHook('onRoute', (route) => {
+    if (!isApiPath(route.url)) otherMethods.add(route.method, route.url);
+  });
 
   // Node answers `Expect: 100-continue` by itself unless someone listens for it: listen, and let a
   // large body's request reach the 417 below before the client sends the body.
@@ -135,13 +158,13 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       rawErrorResponse(
         405,
         `CONNECT is not allowed on this resource; it accepts ${allowed}.`,
-        { Allow: allowed, 'Access-Control-Allow-Methods': allowed },
+        { ...hsts, Allow: allowed, 'Access-Control-Allow-Methods': allowed },
         /\/output\.json(\/|$)/.test(req.url ?? '') ? 'json' : 'xml',
       ),
     );
   });
 
-  installConnectionCap(app, config);
+  installConnectionCap(app, config, hsts);
   installRequestLog(app, services);
   installVersions(app, config);
   installBodyParsing(app);
@@ -157,9 +180,12 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   // rows (not for the health check, which answers for itself whatever state the database is in).
   const countInFlight = countUntilClosed(services.requestsInFlight);
   const oldBaseAddress = oldBaseAddressCheck(config, services.wallClock);
+  // A request no route takes (a path nobody serves, or a method its path does not take: QUERY,
+  // FOO, PROPFIND…) is answered here, before its body is read or its Content-Type looked at.
   app.addHook('onRequest', (request, reply, done) => {
     countInFlight(reply.raw);
     setCorsHeaders(reply);
+    if (hstsValue) reply.header('strict-transport-security', hstsValue);
     try {
       if (oldBaseAddress) oldBaseAddress(request, reply);
       checkExpect(request);
@@ -167,9 +193,36 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       done(err as Error);
       return;
     }
+    if (request.is404) {
+      answerUnrouted(request, reply);
+      return;
+    }
     if (control && request.url !== '/healthz') control.checkThen(done);
     else done();
   });
+  /** A 405 with `Allow` when the path takes other methods, else a 404: a page's, or the API's. */
+  function answerUnrouted(request: FastifyRequest, reply: FastifyReply): void {
+    const found = methodsOf(request.url);
+    if (found?.page) {
+      methodNotAllowedPage(request, reply, found.allowed);
+      return;
+    }
+    if (found) {
+      reply.header('Access-Control-Allow-Methods', found.allowed).header('Allow', found.allowed);
+      sendError(
+        request,
+        reply,
+        405,
+        `${request.method} is not allowed on this resource; it accepts ${found.allowed}.`,
+      );
+      return;
+    }
+    if (!isApiPath(request.url)) {
+      notFoundPage(request, reply);
+      return;
+    }
+    sendError(request, reply, 404, `There is no resource at ${request.method} ${request.url.split('?')[0]}.`);
+  }
   const limits = limitHooks(services);
   router.install(app, (route) => {
     const faults = control ? [faultHook(services, control, route)] : [];
@@ -237,7 +290,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
 
   // The website: its own plugin context, so nothing of it runs on API requests. Registered last and
   // not awaited, so the API's routes are installed with the error handler above.
-  app.register(websitePlugin, { services });
+  app.register(websitePlugin, { services, pageMethods });
 
   return app;
 }

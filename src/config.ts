@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { REQUEST_GROUP_NAMES } from './limits/groups.js';
 import { parseDuration } from './clock.js';
 
@@ -14,6 +15,8 @@ export interface Config {
   mode: Mode;
   host: string;
   port: number;
+  /** Processes answering on the one port (`serve --workers`); 1: this process alone. */
+  workers: number;
   databaseUrl: string;
   secretKey: string | undefined;
   publicBaseUrl: string | undefined;
@@ -52,10 +55,19 @@ export interface Config {
   thirdPartyTokenDays: number;
   /** How long a website sign-in lasts. */
   sessionLifetimeMs: number;
-  /** Sign-in attempts allowed per username and per client address in `signInWindowMs`. */
-  signInAttemptsPerUsername: number;
+  /** Sign-in failures allowed per username and address pair, and per address, in `signInWindowMs`. */
+  signInAttemptsPerPair: number;
   signInAttemptsPerAddress: number;
+  /** Failures of one username (all addresses) after which each attempt on it waits, up to `signInMaxDelayMs`. */
+  signInSlowdownAfter: number;
+  signInMaxDelayMs: number;
   signInWindowMs: number;
+  /** Registrations allowed per client address and on the whole site in `registrationWindowMs`. */
+  registrationsPerAddress: number;
+  registrationsGlobal: number;
+  registrationWindowMs: number;
+  /** `includeSubDomains` in the HSTS header (sent when the public base URL is https). */
+  hstsIncludeSubdomains: boolean;
   /** Where password reset emails go out (nodemailer transport URL); unset: no email. */
   smtpUrl: string | undefined;
   mailFrom: string;
@@ -93,6 +105,12 @@ function int(min: number, max: number) {
     }
     return n;
   };
+}
+
+/** A number of worker processes, or `auto`: one per core the process may use. */
+function workerCount(raw: string): number {
+  if (raw.trim().toLowerCase() === 'auto') return Math.max(1, availableParallelism());
+  return int(1, 256)(raw);
 }
 
 function optional(raw: string): string | undefined {
@@ -170,6 +188,15 @@ export const SETTINGS = [
     description: 'Port to listen on.',
     default: '8080',
     parse: int(0, 65535),
+  }),
+  setting({
+    key: 'workers',
+    env: 'WORKERS',
+    flag: '--workers',
+    description:
+      '`serve`: how many processes answer on the one port (node:cluster), each on its own core; `auto`: one per core. They share limits, nonces, revocations and deliveries through the database or Redis (docs/running-a-marketplace.md, "Several workers").',
+    default: '1',
+    parse: workerCount,
   }),
   setting({
     key: 'databaseUrl',
@@ -261,8 +288,8 @@ export const SETTINGS = [
     env: 'KEEP_ALIVE_TIMEOUT',
     flag: '--keep-alive-timeout',
     description:
-      "How long a kept-alive connection may stay idle between requests before it is closed; behind a load balancer, longer than the balancer's own idle timeout.",
-    default: '5s',
+      "How long a kept-alive connection may stay idle between requests before it is closed: longer than clients keep idle connections for reuse (a request sent on a connection the server is closing gets no answer); behind a load balancer, longer than the balancer's own idle timeout.",
+    default: '65s',
     parse: duration(1),
   }),
   setting({
@@ -456,11 +483,11 @@ export const SETTINGS = [
     parse: duration(60_000),
   }),
   setting({
-    key: 'signInAttemptsPerUsername',
-    env: 'SIGNIN_ATTEMPTS_PER_USERNAME',
-    flag: '--signin-attempts-per-username',
+    key: 'signInAttemptsPerPair',
+    env: 'SIGNIN_ATTEMPTS_PER_PAIR',
+    flag: '--signin-attempts-per-pair',
     description:
-      'Failed sign-ins allowed for one username within SIGNIN_WINDOW; the next attempts answer 429 until the window ends.',
+      "Failed sign-ins allowed for one username from one client address within SIGNIN_WINDOW; that pair's next attempts answer 429 until the window ends. The same username from another address is not refused.",
     default: '5',
     parse: int(1, 1_000_000),
   }),
@@ -469,18 +496,72 @@ export const SETTINGS = [
     env: 'SIGNIN_ATTEMPTS_PER_ADDRESS',
     flag: '--signin-attempts-per-address',
     description:
-      'Failed sign-ins allowed from one client address within SIGNIN_WINDOW, whatever the username.',
+      'Failed sign-ins allowed from one client address within SIGNIN_WINDOW, whatever the usernames; its next attempts answer 429 until the window ends.',
     default: '30',
     parse: int(1, 1_000_000),
+  }),
+  setting({
+    key: 'signInSlowdownAfter',
+    env: 'SIGNIN_SLOWDOWN_AFTER',
+    flag: '--signin-slowdown-after',
+    description:
+      'Failed sign-ins for one username from all addresses within SIGNIN_WINDOW after which every attempt on it waits before its password is checked: 1 s, doubling with each further failure, up to SIGNIN_MAX_DELAY. Slowed, never refused: the right password still signs in.',
+    default: '10',
+    parse: int(1, 1_000_000),
+  }),
+  setting({
+    key: 'signInMaxDelayMs',
+    env: 'SIGNIN_MAX_DELAY',
+    flag: '--signin-max-delay',
+    description:
+      'The longest wait SIGNIN_SLOWDOWN_AFTER imposes on one sign-in attempt (e.g. 10s; 0 turns the slowdown off).',
+    default: '10s',
+    parse: duration(0),
   }),
   setting({
     key: 'signInWindowMs',
     env: 'SIGNIN_WINDOW',
     flag: '--signin-window',
     description:
-      'The window the sign-in attempt limits count in (e.g. 15m), starting with the first failure.',
+      'The window the sign-in limits count failures in (e.g. 15m), starting with the first failure.',
     default: '15m',
     parse: duration(1000),
+  }),
+  setting({
+    key: 'registrationsPerAddress',
+    env: 'REGISTRATIONS_PER_ADDRESS',
+    flag: '--registrations-per-address',
+    description:
+      'Accounts one client address may try to create on the website within REGISTRATION_WINDOW; the next attempts answer 429 with `Retry-After`. Counted before the password is hashed, so the form cannot be used to load the server. Off with LIMITS_ENABLED=false.',
+    default: '5',
+    parse: int(1, 1_000_000_000),
+  }),
+  setting({
+    key: 'registrationsGlobal',
+    env: 'REGISTRATIONS_GLOBAL',
+    flag: '--registrations-global',
+    description:
+      'Accounts all addresses together may try to create on the website within REGISTRATION_WINDOW (a bound on a registration flood from many addresses); the next attempts answer 429.',
+    default: '200',
+    parse: int(1, 1_000_000_000),
+  }),
+  setting({
+    key: 'registrationWindowMs',
+    env: 'REGISTRATION_WINDOW',
+    flag: '--registration-window',
+    description:
+      'The window the registration limits count in (e.g. 1h), starting with its first registration.',
+    default: '1h',
+    parse: duration(1000),
+  }),
+  setting({
+    key: 'hstsIncludeSubdomains',
+    env: 'HSTS_INCLUDE_SUBDOMAINS',
+    flag: '--hsts-include-subdomains',
+    description:
+      'Add `includeSubDomains` to the `Strict-Transport-Security` header that every answer carries when PUBLIC_BASE_URL is https (browsers then reach every subdomain of the host over https only, for a year).',
+    default: 'false',
+    parse: bool,
   }),
   setting({
     key: 'smtpUrl',
@@ -522,7 +603,7 @@ export const SETTINGS = [
     env: 'WEBHOOK_ALLOW_PRIVATE',
     flag: '--webhook-allow-private',
     description:
-      'In production, accept webhook endpoints on loopback, private and link-local addresses (refused by default, when registered and again when each delivery connects). The sandbox always accepts them.',
+      "Accept webhook endpoints that are, or resolve to, loopback, private, link-local or other non-public addresses. Refused by default (checked when registered and again before each delivery connects) in production and in a sandbox that others can reach; a sandbox listening on loopback alone accepts them. True lets whoever registers an endpoint make this server send POSTs to the internal network (the answers' bodies are still never shown).",
     default: 'false',
     parse: bool,
   }),
@@ -567,6 +648,11 @@ export function loadConfig(
       throw new ConfigError('production mode needs PUBLIC_BASE_URL (the address clients sign)');
     }
     config.demoData = false;
+  }
+  if (config.workers > 1 && /^(sqlite:)?:memory:$/i.test(config.databaseUrl)) {
+    throw new ConfigError(
+      'WORKERS above 1 needs a database the processes can share: a SQLite file or PostgreSQL, not :memory:',
+    );
   }
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
     throw new ConfigError(

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { describeApps } from './auth/apps.js';
+import cluster from 'node:cluster';
 import pino from 'pino';
 import { type Config, ConfigError, SETTINGS } from './config.js';
 import { startReservationSweeper } from './domain/cart.js';
@@ -11,6 +12,7 @@ import { sandboxDocument } from './sandbox/document.js';
 import type { SandboxDocument } from './sandbox/types.js';
 import { createServices, type ServiceOverrides, type Services } from './services.js';
 import { countUsers, findUserByUsername } from './store/users.js';
+import { serveWorkers } from './workers.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -27,10 +29,13 @@ export async function startServer(
   config: Config,
   out: (line: string) => void = console.log,
   overrides: ServiceOverrides = {},
+  /** One of `serve --workers N`'s processes (src/workers.ts), or undefined: the only one. */
+  worker?: WorkerRole,
 ): Promise<RunningServer> {
   const services = await createServices(config, overrides);
   try {
-    if (config.mode === 'sandbox' && config.demoData) {
+    // The primary of several workers loaded the demo data before starting them.
+    if (!worker && config.mode === 'sandbox' && config.demoData) {
       const empty = (await countUsers(services.database.db)) === 0;
       if (empty) {
         out('Empty database: loading the demo data…');
@@ -42,34 +47,74 @@ export async function startServer(
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-    services.database.checkpointInBackground?.();
+    // Jobs that one process does for all: the first worker (a replacement of it takes them over).
+    // Event and webhook delivery and the reservation sweep claim their rows, so every worker runs them.
+    const first = !worker || worker.index === 0;
+    if (first) services.database.checkpointInBackground?.();
     services.events.start();
     services.webhooks.start();
     const stopSweeper = startReservationSweeper(services);
-    const stopPriceGuide = startPriceGuideJob(services, config.priceGuideMinutes, (err) =>
-      services.log.error({ err }, 'price guide refresh failed'),
-    );
+    const stopPriceGuide = first
+      ? startPriceGuideJob(services, config.priceGuideMinutes, (err) =>
+          services.log.error({ err }, 'price guide refresh failed'),
+        )
+      : async () => {};
+    if (worker) {
+      worker.listening(url);
+      return { app, services, url, stop: stopper(app, services, stopSweeper, stopPriceGuide) };
+    }
     if (config.mode === 'sandbox' && config.demoData) await printDemoCredentials(services, url, out);
     out(
       `cardbazaar (${config.mode}) listening on ${url}/ws/v2.0 (website: ${url}/) — data in ${services.database.location}`,
     );
 
-    let stopping: Promise<void> | undefined;
-    const stop = () => {
-      stopping ??= (async () => {
-        await app.close();
-        await stopSweeper();
-        await stopPriceGuide();
-        await services.close();
-      })();
-      return stopping;
-    };
-    return { app, services, url, stop };
+    return { app, services, url, stop: stopper(app, services, stopSweeper, stopPriceGuide) };
   } catch (err) {
     await services.close();
     throw err;
   }
 }
+
+/** What a worker process of `serve --workers N` is told and tells its primary. */
+export interface WorkerRole {
+  /** 0 to N-1; a worker started in place of one that died takes its index. */
+  index: number;
+  /** Called once the worker listens (the primary prints the banner when all have). */
+  listening(url: string): void;
+}
+
+function stopper(
+  app: FastifyInstance,
+  services: Services,
+  stopSweeper: () => Promise<void>,
+  stopPriceGuide: () => Promise<void>,
+): () => Promise<void> {
+  let stopping: Promise<void> | undefined;
+  return () => {
+    stopping ??= (async () => {
+      await app.close();
+      await stopSweeper();
+      await stopPriceGuide();
+      await services.close();
+    })();
+    return stopping;
+  };
+}
+
+/**
+ * Loads the demo data into an empty sandbox database and prints the banner's credentials: what
+ * `startServer` does before listening, done once by the primary of several workers.
+ */
+export async function prepareSandbox(services: Services, out: (line: string) => void): Promise<void> {
+  const { config } = services;
+  if (config.mode !== 'sandbox' || !config.demoData) return;
+  if ((await countUsers(services.database.db)) === 0) {
+    out('Empty database: loading the demo data…');
+    await seedDemo(services, { out });
+  }
+}
+
+export { printDemoCredentials };
 
 async function printDemoCredentials(
   services: Services,
@@ -148,6 +193,7 @@ export interface ServeOptions {
 
 /** Runs until SIGINT/SIGTERM (or, if asked, standard input closing), then stops cleanly. */
 export async function serveForever(config: Config, options: ServeOptions = {}): Promise<void> {
+  if (config.workers > 1 || cluster.isWorker) return serveWorkers(config, options);
   const json = options.printCredentials === 'json';
   if (json && config.mode !== 'sandbox') {
     throw new ConfigError(

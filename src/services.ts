@@ -10,7 +10,8 @@ import type { DomainContext } from './domain/context.js';
 import { EventDispatcher } from './domain/events.js';
 import { registerEventHandlers } from './domain/handlers.js';
 import { registerUserEventHandlers } from './domain/user-events.js';
-import { WebhookDeliverer } from './domain/webhooks.js';
+import { WebhookDeliverer, type WebhookSettings, webhookSettingsOf } from './domain/webhooks.js';
+import type { HostLookup } from './domain/webhook-targets.js';
 import { RequestsInFlight } from './http/in-flight.js';
 import { exportUrl } from './domain/exports.js';
 import { createLimitStore } from './limits/create-store.js';
@@ -21,6 +22,7 @@ import { type Database, openDatabase } from './store/db.js';
 import { migrateToLatest } from './store/migrate.js';
 import { openRedis } from './store/redis.js';
 import { getSetting } from './store/settings.js';
+import { CLOCK_OFFSET } from './store/faults.js';
 
 /**
  * Everything a running cardbazaar holds, built once at start and handed to the HTTP layer, the CLI
@@ -43,6 +45,8 @@ export interface Services extends DomainContext {
   events: EventDispatcher;
   /** Sends the webhook deliveries (src/domain/webhooks.ts); started by `serve`. */
   webhooks: WebhookDeliverer;
+  /** Where webhook endpoints may point, and the delivery time limit (from the configuration). */
+  webhookSettings: WebhookSettings;
   /** The requests being answered now, counted by the app's hook; deliveries give way to them. */
   requestsInFlight: RequestsInFlight;
   /** Sends the website's emails (password reset links) when SMTP_URL is set. */
@@ -58,10 +62,12 @@ export interface ServiceOverrides {
   wallClock?: Clock;
   database?: Database;
   log?: Logger;
+  /** Resolves webhook host names (tests answer without any DNS). */
+  webhookLookup?: HostLookup;
 }
 
 /** The settings key under which the sandbox keeps its clock offset, shared by all processes. */
-export const CLOCK_OFFSET_SETTING = 'clockOffsetMs';
+export const CLOCK_OFFSET_SETTING = CLOCK_OFFSET;
 
 export async function createServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
   const log = overrides.log ?? pino({ level: config.logLevel });
@@ -124,7 +130,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
         (err) => log.error({ err }, 'pruning OAuth nonces failed'),
       );
     }
-    const limits = createLimitStore(config, redis, wallClock);
+    const limits = createLimitStore(config, redis, wallClock, database);
     closers.push(() => limits.close());
 
     const mailer = createMailer(config);
@@ -134,11 +140,12 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     const requestsInFlight = new RequestsInFlight();
     const events = new EventDispatcher(ctx, { foreground: requestsInFlight });
     registerEventHandlers(events);
+    const webhookSettings = webhookSettingsOf(config, overrides.webhookLookup);
     const webhooks = new WebhookDeliverer({
       ...ctx,
       wallClock,
       serverKey,
-      config,
+      config: webhookSettings,
       log,
       foreground: requestsInFlight,
     });
@@ -171,6 +178,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       redis,
       events,
       webhooks,
+      webhookSettings,
       requestsInFlight,
       mailer,
       requestLog,

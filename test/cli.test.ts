@@ -73,9 +73,22 @@ describe('the cardbazaar command', () => {
       '--kind',
       'third-party',
       '--callback-url',
-      'http://x.test/cb',
+      'https://x.test/cb',
     );
     assert.equal(third.kind, 'thirdParty');
+    // The callback follows the profile page's rule: no fragment (not even an empty one), https.
+    const refused = cli(
+      'app',
+      'create',
+      '--user',
+      'alice',
+      '--kind',
+      'third-party',
+      '--callback-url',
+      'https://x.test/cb#',
+    );
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /--callback-url: A callback URL has no .*#fragment/);
     const token = json('token', 'create', '--app', String(third.idApp), '--user', 'alice');
     assert.ok(token.accessToken.length >= 32);
     const shown = json('app', 'show', '--user', 'alice');

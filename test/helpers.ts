@@ -13,7 +13,7 @@ import { ManualClock, OffsetClock } from '../src/clock.js';
 import { type Config, testConfig } from '../src/config.js';
 import type { AccountType } from '../src/domain/catalog.js';
 import { createUser } from '../src/domain/users.js';
-import { createServices, type Services } from '../src/services.js';
+import { createServices, type ServiceOverrides, type Services } from '../src/services.js';
 import type { AppKind, DB, User } from '../src/store/schema.js';
 import { CONTRACT_FAILURE_HEADER, type ContractFailure, installContractCheck } from './contract.js';
 import { recordParity } from './parity-recorder.js';
@@ -102,7 +102,13 @@ export async function postgresSchemaUrl(): Promise<{ url: string; drop: () => Pr
 }
 
 export async function startTestServer(
-  options: { dialect?: DialectName; config?: Partial<Config>; routes?: BuildOptions['routes'] } = {},
+  options: {
+    dialect?: DialectName;
+    config?: Partial<Config>;
+    routes?: BuildOptions['routes'];
+    /** Services of the test's own beside the clocks (a host-name resolver for webhooks). */
+    overrides?: Pick<ServiceOverrides, 'webhookLookup'>;
+  } = {},
 ): Promise<TestServer> {
   const dialect = options.dialect ?? 'sqlite';
   let drop: (() => Promise<void>) | undefined;
@@ -115,7 +121,7 @@ export async function startTestServer(
   const clock = new ManualClock(Date.now());
   const wallClock = new OffsetClock(0);
   const config = testConfig({ databaseUrl, ...options.config });
-  const services = await createServices(config, { clock, wallClock });
+  const services = await createServices(config, { clock, wallClock, ...options.overrides });
   const app = await buildApp(services, { routes: options.routes });
   const contractFailures: ContractFailure[] = [];
   // Every answer under /ws/v2.0 is held to the OpenAPI document, however the test asked for it.

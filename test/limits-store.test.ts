@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
 import { ApiError } from '../src/errors.js';
 import { MemoryLimitStore } from '../src/limits/memory-store.js';
@@ -16,15 +16,19 @@ import {
   RATE_EXCEEDED,
 } from '../src/limits/store.js';
 import { openRedis } from '../src/store/redis.js';
-import { describeUnless, NO_REDIS } from './helpers.js';
+import { DatabaseLimitStore } from '../src/limits/database-store.js';
+import { type Database, openDatabase } from '../src/store/db.js';
+import { clearLimits } from '../src/store/limits.js';
+import { migrateToLatest } from '../src/store/migrate.js';
+import { describeUnless, NO_POSTGRES, NO_REDIS, postgresSchemaUrl } from './helpers.js';
 
 /**
- * The contract both limit stores keep: the same answers to the same charges, whether the counters
- * live in this process or in Redis. The Redis run joins when TEST_REDIS_URL is set (`.ci/run` sets
+ * The contract the limit stores keep: the same answers to the same charges, whether the counters
+ * live in this process, in Redis or in the database (several workers without Redis). The Redis run joins when TEST_REDIS_URL is set (`.ci/run` sets
  * it); every test uses its own key prefix, so parallel test files never share counters.
  */
 
-const STORES = ['memory', 'redis'];
+const STORES = ['memory', 'redis', 'database (sqlite)', 'database (postgres)'];
 
 let userIds = 1000;
 const base = (overrides: Partial<Charge> = {}): Charge => ({
@@ -50,8 +54,11 @@ async function chargeTimes(store: LimitStore, n: number, c: Charge) {
 }
 
 for (const kind of STORES) {
-  describeUnless(kind === 'redis' ? NO_REDIS : undefined, `the limit store contract (${kind})`, () => {
+  const skip = kind === 'redis' ? NO_REDIS : kind === 'database (postgres)' ? NO_POSTGRES : undefined;
+  describeUnless(skip, `the limit store contract (${kind})`, () => {
     let redis: Redis | undefined;
+    let database: Database | undefined;
+    let dropSchema: (() => Promise<void>) | undefined;
     let store: LimitStore;
     let idUser: number;
     before(async () => {
@@ -59,16 +66,38 @@ for (const kind of STORES) {
         redis = openRedis(process.env.TEST_REDIS_URL!);
         await new Promise((resolve) => redis!.once('ready', resolve));
       }
+      if (kind.startsWith('database')) {
+        let url = ':memory:';
+        if (kind === 'database (postgres)') {
+          const schema = await postgresSchemaUrl();
+          url = schema.url;
+          dropSchema = schema.drop;
+        }
+        database = openDatabase(url);
+        await migrateToLatest(database);
+      }
     });
-    after(() => redis?.disconnect());
+    // As a fresh memory store per test: no counts left by the test before (some use idUser + 1).
+    beforeEach(async () => {
+      if (database) await clearLimits(database.db);
+    });
+    after(async () => {
+      redis?.disconnect();
+      await store?.close();
+      await database?.close();
+      await dropSchema?.();
+    });
 
     // A fresh store (and, for Redis, a fresh key prefix) and a fresh user per test.
     const fresh = () => {
       idUser = ++userIds;
+      void store?.close();
       store =
         kind === 'redis'
           ? new RedisLimitStore(redis!, `test:limits:${randomBytes(6).toString('hex')}:`)
-          : new MemoryLimitStore();
+          : database
+            ? new DatabaseLimitStore(database)
+            : new MemoryLimitStore();
       return store;
     };
 
@@ -281,6 +310,18 @@ for (const kind of STORES) {
       assert.equal((await store.attempt([user], 150)).allowed, false);
       await new Promise((r) => setTimeout(r, 250));
       assert.equal((await store.attempt([user], 150)).allowed, true);
+    });
+
+    it('tells how many attempts a key holds in its window (the sign-in slowdown reads it)', async () => {
+      fresh();
+      const key = `c:${idUser}`;
+      assert.equal(await store.countAttempts(key), 0);
+      for (let i = 0; i < 3; i++) await store.attempt([{ key, max: Number.MAX_SAFE_INTEGER }], 150);
+      assert.equal(await store.countAttempts(key), 3);
+      await store.forgetAttempt(key);
+      assert.equal(await store.countAttempts(key), 2);
+      await new Promise((r) => setTimeout(r, 250));
+      assert.equal(await store.countAttempts(key), 0);
     });
   });
 }

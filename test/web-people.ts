@@ -41,5 +41,8 @@ export async function person(
   const web = new WebClient(server);
   const signed = await web.signIn(username, PASSWORD, options.landing ?? '/orders');
   assert.equal(signed.status, 303, signed.text);
+  // Land where the browser is sent, as a browser would: the CSRF secret is new since signing in,
+  // and the forms to post carry a token of it.
+  await web.get(signed.location!);
   return { user, api, web };
 }

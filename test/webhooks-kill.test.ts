@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { SandboxDocument } from '../src/sandbox/types.js';
 import { ATTEMPT_INTERRUPTED, ATTEMPT_UNDER_WAY } from '../src/store/webhooks.js';
+import { PRIVATE_ANSWER } from '../src/domain/webhooks.js';
 import { runCli } from './cli-helpers.js';
 import {
   DIALECTS,
@@ -193,7 +194,7 @@ describe('webhooks: the server process killed during a delivery', () => {
         assert.deepEqual(
           settled.map((a) => [a.status, a.response, a.idEvent, a.idDelivery]),
           [
-            [200, 'ok', first.json.idEvent, Number(first.headers['cardbazaar-delivery-id'])],
+            [200, PRIVATE_ANSWER, first.json.idEvent, Number(first.headers['cardbazaar-delivery-id'])],
             [null, ATTEMPT_INTERRUPTED, first.json.idEvent, Number(first.headers['cardbazaar-delivery-id'])],
           ],
         );

@@ -74,7 +74,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       server = await startTestServer({
         dialect,
-        config: { signInAttemptsPerUsername: 3, signInAttemptsPerAddress: 1000 },
+        config: { signInAttemptsPerPair: 3, signInAttemptsPerAddress: 1000 },
       });
     });
     after(() => server.close());
@@ -199,7 +199,7 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('limits failed sign-ins per username, even before a right password', async () => {
+    it('limits failed sign-ins per username and address, even before a right password', async () => {
       const name = uniqueName('limited');
       await new WebClient(server).register(name, 'the right password');
       const attacker = new WebClient(server, { remoteAddress: '10.9.8.7' });

@@ -7,7 +7,7 @@ import { checkoutScenario } from './checkout.js';
 
 /**
  * The checkout of 100 articles again, now with every user's dedicated app holding a webhook
- * endpoint for every kind (README, "Events and webhooks"), answered by a receiver in the bench
+ * endpoint for every kind (docs/api.md, "Events and webhooks"), answered by a receiver in the bench
  * process: each checkout raises `order.stateChanged` for buyer and seller and 100 `article.sold`,
  * derived and delivered by the running server beside the requests. Compared with the plain checkout
  * scenario of the same run, it is the cost of producing and sending events on the checkout path.
@@ -73,7 +73,7 @@ export const checkoutWebhooksScenario: Scenario<WebhooksState> = {
       .where('kind', '=', 'dedicated')
       .execute();
     for (const app of apps) {
-      await createEndpoint(services, services.config, app.idUser, { idApp: app.idApp, url });
+      await createEndpoint(services, services.webhookSettings, app.idUser, { idApp: app.idApp, url });
     }
     return { ...state, checkouts: 0, counted: 0, byType: new Map() };
   },

@@ -40,7 +40,8 @@ const KINDS: Record<string, AppKind> = { dedicated: 'dedicated', widget: 'widget
 /**
  * A third-party app's callback: https, or plain http to this machine (localhost, 127.0.0.1, [::1])
  * in the sandbox, where developers run their app beside the server. No credentials in it, no
- * fragment (the request token is appended to the query).
+ * fragment, not even an empty one (the request token is appended to the query), no white space.
+ * Characters outside ASCII are allowed (they are percent-encoded when the browser is sent there).
  */
 export function checkCallbackUrl(check: FieldCheck, text: string, mode: Mode): string {
   const field = 'callbackUrl';
@@ -70,10 +71,22 @@ export function checkCallbackUrl(check: FieldCheck, text: string, mode: Mode): s
         ? 'A callback URL uses https, or http only to this machine (http://localhost or http://127.0.0.1).'
         : 'A callback URL uses https.',
     );
-  } else if (url.username || url.password || url.hash) {
-    check.add(field, 'callback_invalid', 'A callback URL has no user name, password or #fragment in it.');
+  } else if (url.username || url.password || text.includes('#') || /[\p{Cc}\s]/u.test(text)) {
+    // Even an empty fragment (`…/cb#`): the request token appended to the query would land in it.
+    check.add(
+      field,
+      'callback_invalid',
+      'A callback URL has no user name, password, #fragment, space or control character in it.',
+    );
   }
   return text;
+}
+
+/** What is wrong with a callback URL given outside the website (the CLI, fixtures), if anything. */
+export function callbackUrlProblem(text: string, mode: Mode): string | undefined {
+  const check = new FieldCheck();
+  checkCallbackUrl(check, text, mode);
+  return check.problems.callbackUrl?.message;
 }
 
 export interface NewAppForm {

@@ -7,6 +7,7 @@ import {
   revokeAccessTokenById,
   revokeAppById,
 } from '../auth/apps.js';
+import { callbackUrlProblem } from '../auth/own-apps.js';
 import { CliError, printJson, reportErrors, userByName, withServices } from './context.js';
 
 function positiveInt(text: string, what: string): number {
@@ -30,6 +31,10 @@ export function registerAppCommands(program: Command): void {
       reportErrors(async (opts: Record<string, string>, cmd: Command) => {
         await withServices(cmd, async (services) => {
           const owner = await userByName(services, opts.user!);
+          if (opts.callbackUrl !== undefined) {
+            const problem = callbackUrlProblem(opts.callbackUrl.trim(), services.config.mode);
+            if (problem) throw new CliError(`--callback-url: ${problem}`);
+          }
           const issued = await createApp(services, {
             idUser: owner.idUser,
             kind: parseAppKind(opts.kind!),

@@ -5,6 +5,7 @@ import { simulatePurchase } from '../domain/simulate.js';
 import { sendSystemMessage } from '../domain/system-messages.js';
 import { EVENT_KIND_NAMES, EVENT_KINDS, isEventKind, readEventFeed } from '../domain/user-events.js';
 import { endpointSecret, postJson, SIGNATURE_HEADER, signatureHeader } from '../domain/webhooks.js';
+import { systemLookup } from '../domain/webhook-targets.js';
 import { mapEvent } from '../mappers/event.js';
 import type { Services } from '../services.js';
 import type { UserEvent } from '../store/schema.js';
@@ -46,9 +47,10 @@ async function forward(services: Services, url: string, secret: string, e: Event
       'Cardbazaar-Event-Type': e.type,
     },
     services.config.webhookTimeoutMs,
-    false,
+    // The operator's own command, forwarding to a receiver of their choosing (usually this machine).
+    { allowPrivate: true, lookup: systemLookup },
   );
-  return r.status === null ? `no answer (${r.response})` : String(r.status);
+  return r.status === null ? `no answer (${r.detail ?? r.response})` : String(r.status);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

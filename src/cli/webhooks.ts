@@ -63,7 +63,7 @@ export function registerWebhookCommands(program: Command): void {
               if (!app) throw new CliError(`${opts.user} has no live dedicated app: give --app.`);
               idApp = app.idApp;
             }
-            const endpoint = await createEndpoint(services, services.config, user.idUser, {
+            const endpoint = await createEndpoint(services, services.webhookSettings, user.idUser, {
               idApp,
               url: opts.url,
               kinds: opts.kinds,

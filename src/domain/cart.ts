@@ -9,8 +9,9 @@ import {
   claimReservationLines,
   deleteReservation,
   expiredReservations,
-  expiredReservationsHolding,
+  expiredReservationsHoldingAny,
   findReservation,
+  lockArticles,
   lockReservation,
   openReservation,
   type PostalAddress,
@@ -156,13 +157,39 @@ export async function releaseReservation(
   now: number,
   onlyIfExpired = false,
 ): Promise<boolean> {
-  const locked = await lockReservation(db, reservation.idReservation, onlyIfExpired ? now : undefined);
-  if (!locked) return false;
-  for (const line of await claimReservationLines(db, reservation.idReservation)) {
-    await returnCopies(db, line.idArticle, line.count, now);
+  return (await releaseReservations(db, [reservation], now, onlyIfExpired)) === 1;
+}
+
+/**
+ * Releases reservations together, taking the rows in one order on every path (docs/developing.md,
+ * "Locks in one order"): first every reservation, by id, then the articles their copies go back to,
+ * by id.
+ * Two releases of reservations that share articles, or a release beside a cart change or a
+ * checkout (which lock their reservations before their articles, too), then wait for each other
+ * instead of deadlocking on PostgreSQL. Returns how many were released.
+ */
+export async function releaseReservations(
+  db: Executor,
+  reservations: readonly Reservation[],
+  now: number,
+  onlyIfExpired = false,
+): Promise<number> {
+  const ids = [...new Set(reservations.map((r) => r.idReservation))].sort((a, b) => a - b);
+  const released: number[] = [];
+  for (const id of ids) {
+    if (await lockReservation(db, id, onlyIfExpired ? now : undefined)) released.push(id);
   }
-  await deleteReservation(db, reservation.idReservation);
-  return true;
+  const copies = new Map<number, number>();
+  for (const id of released) {
+    for (const line of await claimReservationLines(db, id)) {
+      copies.set(line.idArticle, (copies.get(line.idArticle) ?? 0) + line.count);
+    }
+  }
+  for (const idArticle of [...copies.keys()].sort((a, b) => a - b)) {
+    await returnCopies(db, idArticle, copies.get(idArticle)!, now);
+  }
+  for (const id of released) await deleteReservation(db, id);
+  return released.length;
 }
 
 /** Copies back on offer; an article sold out until now raises `articleListed` (wants-list alerts). */
@@ -178,11 +205,7 @@ async function dropIfEmpty(db: Executor, idReservation: number): Promise<void> {
 
 /** Releases expired reservations (one buyer's, or everyone's); returns how many. */
 export async function releaseExpired(db: Executor, now: number, idBuyer?: number): Promise<number> {
-  let released = 0;
-  for (const r of await expiredReservations(db, now, { idBuyer })) {
-    if (await releaseReservation(db, r, now, true)) released++;
-  }
-  return released;
+  return releaseReservations(db, await expiredReservations(db, now, { idBuyer }), now, true);
 }
 
 /** The background sweep: expired reservations of everyone, in batches of their own transactions. */
@@ -192,9 +215,7 @@ export async function sweepExpiredReservations(ctx: DomainContext): Promise<numb
     const [found, released] = await ctx.database.transaction(async (tx) => {
       const now = ctx.clock.now();
       const expired = await expiredReservations(tx, now, { limit: 100 });
-      let n = 0;
-      for (const r of expired) if (await releaseReservation(tx, r, now, true)) n++;
-      return [expired.length, n];
+      return [expired.length, await releaseReservations(tx, expired, now, true)];
     });
     total += released;
     if (found < 100) return total;
@@ -203,7 +224,7 @@ export async function sweepExpiredReservations(ctx: DomainContext): Promise<numb
 
 /** Releases every reservation holding a seller's articles (the seller went on vacation). */
 export async function releaseSellerReservations(db: Executor, idSeller: number, now: number): Promise<void> {
-  for (const r of await sellerReservations(db, idSeller)) await releaseReservation(db, r, now);
+  await releaseReservations(db, await sellerReservations(db, idSeller), now);
 }
 
 export async function getCart(ctx: DomainContext, idBuyer: number): Promise<CartView> {
@@ -251,15 +272,9 @@ async function addOne(ctx: TradingContext, tx: Executor, idBuyer: number, item: 
     now,
     now + ctx.config.reservationExpiryMs,
   );
-  let taken = await takeFromStock(tx, item.idArticle, item.count);
-  if (!taken) {
-    // Copies held by reservations that have expired but not been swept yet are available.
-    let released = false;
-    for (const r of await expiredReservationsHolding(tx, item.idArticle, now)) {
-      if (await releaseReservation(tx, r, now, true)) released = true;
-    }
-    if (released) taken = await takeFromStock(tx, item.idArticle, item.count);
-  }
+  // Copies held by reservations that expired but were not swept yet were released before any row
+  // was locked (`changeCartInTx`), so they are on offer here.
+  const taken = await takeFromStock(tx, item.idArticle, item.count);
   if (!taken) {
     await dropIfEmpty(tx, reservation.idReservation);
     const left = await tx
@@ -326,7 +341,21 @@ export async function changeCartInTx(
   items: CartItem[],
   now: number,
 ): Promise<CartItemFailure[]> {
-  await releaseExpired(tx, now, idBuyer);
+  // The buyer's expired reservations, and for an add the expired reservations holding the articles
+  // named (their copies are available), released first, before this transaction locks any row.
+  const expired = await expiredReservations(tx, now, { idBuyer });
+  if (action === 'add') {
+    const named = [...new Set(items.map((i) => i.idArticle))];
+    expired.push(...(await expiredReservationsHoldingAny(tx, named, now)));
+  }
+  await releaseReservations(tx, expired, now, true);
+  // Then the articles named, in id order (PostgreSQL), so two adds naming the same articles in
+  // other orders wait for each other instead of deadlocking.
+  if (action === 'add')
+    await lockArticles(
+      tx,
+      items.map((i) => i.idArticle),
+    );
   const failed: CartItemFailure[] = [];
   for (const item of items) {
     const refusal: Refusal | undefined =
@@ -342,7 +371,7 @@ export async function changeCartInTx(
 export async function emptyCart(ctx: DomainContext, idBuyer: number): Promise<CartView> {
   return ctx.database.transaction(async (tx) => {
     const now = ctx.clock.now();
-    for (const r of await buyerReservations(tx, idBuyer)) await releaseReservation(tx, r, now);
+    await releaseReservations(tx, await buyerReservations(tx, idBuyer), now);
     return loadCart(tx, idBuyer, ctx.clock.now());
   });
 }

@@ -1,8 +1,6 @@
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { BlockList, isIP } from 'node:net';
 import type { Logger } from 'pino';
 import { newSalt } from '../auth/credentials.js';
 import type { Clock } from '../clock.js';
@@ -36,6 +34,16 @@ import { FieldCheck } from './validation.js';
 import { EVENT_KIND_NAMES, isEventKind } from './user-events.js';
 import { sendSystemMessage } from './system-messages.js';
 import { FOREGROUND_WAIT_MS, type Foreground } from './foreground.js';
+import {
+  checkTarget,
+  isPublicAddress,
+  pinnedLookup,
+  resolvingLookup,
+  type HostLookup,
+  type TargetRule,
+  targetRuleOf,
+} from './webhook-targets.js';
+import type { Config } from '../config.js';
 
 /**
  * Webhooks (docs/api.md, "Events and webhooks"): endpoints an app's owner registers, signed `POST`s of
@@ -54,10 +62,30 @@ export const MAX_RETRY_DELAY_MS = 6 * 3600 * 1000;
 export const RESPONSE_KEPT_BYTES = 1024;
 export const SIGNATURE_HEADER = 'Cardbazaar-Signature';
 
+/**
+ * What an attempt records instead of an answer when there was none: one text whatever happened on
+ * the network (the address refused by the rule, a name that does not resolve, a closed port, a
+ * reset, a TLS failure, a time-out), so that "Send again" tells nobody which ports of which hosts
+ * are open. The server's log (debug level) has the reason.
+ */
+export const NO_ANSWER = 'no answer: the address was refused or unreachable, or did not answer in time';
+/** What an attempt records of an answer from a private or loopback address: its status only. */
+export const PRIVATE_ANSWER = 'answer from a private address: its body is not kept';
+
 export interface WebhookSettings {
   mode: 'sandbox' | 'production';
-  webhookAllowPrivate: boolean;
   webhookTimeoutMs: number;
+  /** Where endpoints may point (`webhook-targets.ts`). */
+  targets: TargetRule;
+}
+
+/** The webhook settings of a configuration; `lookup` resolves host names (tests inject one). */
+export function webhookSettingsOf(config: Config, lookup?: HostLookup): WebhookSettings {
+  return {
+    mode: config.mode,
+    webhookTimeoutMs: config.webhookTimeoutMs,
+    targets: targetRuleOf(config, lookup),
+  };
 }
 
 // ---- endpoints -------------------------------------------------------------------------------
@@ -71,44 +99,6 @@ export function endpointSecret(serverKey: string, e: Pick<WebhookEndpoint, 'idEn
 export function signatureHeader(secret: string, unixSeconds: number, body: string): string {
   const mac = createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex');
   return `t=${unixSeconds},v1=${mac}`;
-}
-
-const PRIVATE = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  PRIVATE.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  PRIVATE.addSubnet(net, prefix, 'ipv6');
-}
-
-/** Loopback, private, link-local, shared, multicast and unspecified addresses. */
-export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return isPrivateAddress(mapped[1]!);
-  const family = isIP(address);
-  if (family === 0) return false;
-  return PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
-
-function hostOf(url: URL): string {
-  return url.hostname.replace(/^\[|\]$/g, '');
 }
 
 /** Checks an endpoint address; answers the normalized URL. */
@@ -139,19 +129,27 @@ export function checkEndpointUrl(settings: WebhookSettings, raw: string, check: 
     );
   } else if (url.username || url.password) {
     check.add('url', 'webhook_credentials', 'A webhook address carries no user name or password.');
-  } else if (
-    settings.mode === 'production' &&
-    !settings.webhookAllowPrivate &&
-    (hostOf(url) === 'localhost' || hostOf(url).endsWith('.localhost') || isPrivateAddress(hostOf(url)))
-  ) {
-    check.add(
-      'url',
-      'webhook_private',
-      'Webhook addresses on loopback or private networks are refused here (the operator may allow them with WEBHOOK_ALLOW_PRIVATE=true).',
-    );
   }
   url.hash = '';
   return url.toString();
+}
+
+/**
+ * Where the endpoint points, resolved now (docs/api.md, "Where endpoints may point"): refused when it
+ * is, or resolves to, an address that is not public, unless private targets are allowed.
+ */
+async function checkEndpointTarget(settings: WebhookSettings, url: string, check: FieldCheck) {
+  const target = await checkTarget(settings.targets, new URL(url));
+  if (target.ok) return;
+  if (target.reason === 'private') {
+    check.add(
+      'url',
+      'webhook_private',
+      'This address is, or resolves to, a loopback, private, link-local or otherwise non-public address: such webhook addresses are refused here (the operator may allow them with WEBHOOK_ALLOW_PRIVATE=true).',
+    );
+  } else {
+    check.add('url', 'webhook_unresolvable', 'The host name of this address does not resolve.');
+  }
 }
 
 /** `*` (or nothing) for every kind, else a comma-separated list of known kinds. */
@@ -212,6 +210,8 @@ export async function createEndpoint(
   const check = new FieldCheck();
   const url = checkEndpointUrl(settings, input.url, check);
   const kinds = parseKinds(input.kinds, check);
+  check.throwIfAny();
+  await checkEndpointTarget(settings, url, check);
   check.throwIfAny();
   const app = await ownApp(ctx, idUser, input.idApp);
   if (app.kind === 'widget') {
@@ -332,16 +332,19 @@ export async function sendAgain(
 
 export interface PostResult {
   status: number | null;
+  /** The first 1 KB of the answer from a public address, else `NO_ANSWER` or `PRIVATE_ANSWER`. */
   response: string;
   durationMs: number;
+  /** Why there was no answer (for the log and the operator's own tools, never for the page). */
+  detail?: string;
 }
 
 /**
  * Connections kept open between deliveries: a checkout raises a hundred events for one seller, and
  * a new connection for each cost more than the rest of its delivery. An idle connection is closed
  * after two seconds, before receivers commonly close theirs (Node's servers after five), so a
- * delivery is seldom sent on a connection the receiver is closing. A connection is opened through
- * the request's `lookup`, so the private-address check holds for every connection.
+ * delivery is seldom sent on a connection the receiver is closing. A new connection is opened
+ * through the request's `lookup`, pinned to the addresses the target check accepted.
  */
 const KEEP_ALIVE = { keepAlive: true, maxSockets: 8, maxFreeSockets: 64, timeout: 2000 };
 let agents: { http: http.Agent; https: https.Agent } | undefined;
@@ -351,82 +354,101 @@ function agentFor(protocol: string): http.Agent {
 }
 
 /**
- * One `POST`: no redirects followed, at most `timeoutMs` for the whole exchange, the first 1 KB of
- * the answer kept. With `refusePrivate`, an address that resolves to a private or loopback address
- * is refused at connection time too (a name pointing inside the network, or changed after the
- * endpoint was registered).
+ * One `POST`: no redirects followed, at most `timeoutMs` for the whole exchange (the name's
+ * resolution included). The target is checked first (`checkTarget`) and the connection made to
+ * the very addresses checked. Of the answer, the status is kept, and the first 1 KB of the body
+ * only when it came from a public address: an internal service's bytes are never recorded.
  */
 export function postJson(
   target: string | URL,
   body: string,
   headers: Record<string, string | number>,
   timeoutMs: number,
-  refusePrivate: boolean,
+  rule: TargetRule,
 ): Promise<PostResult> {
   const started = performance.now();
-  const done = (status: number | null, response: string): PostResult => ({
+  const done = (status: number | null, response: string, detail?: string): PostResult => ({
     status,
     response,
     durationMs: Math.round(performance.now() - started),
+    ...(detail === undefined ? {} : { detail }),
   });
+  const noAnswer = (detail: string) => done(null, NO_ANSWER, detail);
   return new Promise((resolve) => {
-    let url: URL;
-    try {
-      url = typeof target === 'string' ? new URL(target) : target;
-    } catch {
-      resolve(done(null, 'invalid address'));
-      return;
-    }
-    if (refusePrivate && isPrivateAddress(hostOf(url))) {
-      resolve(done(null, 'refused: private or loopback address'));
-      return;
-    }
-    const client = url.protocol === 'https:' ? https : http;
     let settled = false;
+    let req: http.ClientRequest | undefined;
     const finish = (r: PostResult) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       resolve(r);
     };
-    headers['Content-Length'] = Buffer.byteLength(body);
-    const req = client.request(
-      url,
-      {
-        method: 'POST',
-        headers,
-        lookup: (refusePrivate ? lookupPublic : lookupAny) as never,
-        agent: agentFor(url.protocol),
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let kept = 0;
-        res.on('data', (chunk: Buffer) => {
-          if (kept < RESPONSE_KEPT_BYTES) {
-            chunks.push(chunk);
-            kept += chunk.length;
-          }
-          if (kept >= RESPONSE_KEPT_BYTES) {
-            finish(
-              done(
-                res.statusCode ?? null,
-                Buffer.concat(chunks).subarray(0, RESPONSE_KEPT_BYTES).toString('utf8'),
-              ),
-            );
-            res.destroy();
-          }
-        });
-        const answered = () => finish(done(res.statusCode ?? null, text(chunks)));
-        res.on('end', answered);
-        res.on('error', answered);
-      },
-    );
     const timer = setTimeout(() => {
-      finish(done(null, `no answer within ${timeoutMs} ms`));
-      req.destroy();
+      finish(noAnswer(`no answer within ${timeoutMs} ms`));
+      req?.destroy();
     }, timeoutMs);
-    req.on('error', (err) => finish(done(null, err.message.slice(0, RESPONSE_KEPT_BYTES))));
-    req.end(body);
+    let url: URL;
+    try {
+      url = typeof target === 'string' ? new URL(target) : target;
+    } catch {
+      finish(noAnswer('invalid address'));
+      return;
+    }
+    checkTarget(rule, url).then(
+      (check) => {
+        if (settled) return;
+        if (!check.ok) {
+          finish(
+            noAnswer(
+              check.reason === 'private'
+                ? 'refused: the address is, or resolves to, a private or loopback address'
+                : 'refused: the host name does not resolve',
+            ),
+          );
+          return;
+        }
+        const client = url.protocol === 'https:' ? https : http;
+        headers['Content-Length'] = Buffer.byteLength(body);
+        req = client.request(
+          url,
+          {
+            method: 'POST',
+            headers,
+            lookup: (rule.allowPrivate
+              ? resolvingLookup(rule.lookup)
+              : pinnedLookup(check.addresses)) as never,
+            agent: agentFor(url.protocol),
+          },
+          (res) => {
+            const status = res.statusCode ?? null;
+            const remote = res.socket?.remoteAddress;
+            if (remote === undefined || !isPublicAddress(remote)) {
+              finish(done(status, PRIVATE_ANSWER));
+              res.destroy();
+              return;
+            }
+            const chunks: Buffer[] = [];
+            let kept = 0;
+            res.on('data', (chunk: Buffer) => {
+              if (kept < RESPONSE_KEPT_BYTES) {
+                chunks.push(chunk);
+                kept += chunk.length;
+              }
+              if (kept >= RESPONSE_KEPT_BYTES) {
+                finish(done(status, Buffer.concat(chunks).subarray(0, RESPONSE_KEPT_BYTES).toString('utf8')));
+                res.destroy();
+              }
+            });
+            const answered = () => finish(done(status, text(chunks)));
+            res.on('end', answered);
+            res.on('error', answered);
+          },
+        );
+        req.on('error', (err) => finish(noAnswer(err.message)));
+        req.end(body);
+      },
+      (err: Error) => finish(noAnswer(err.message)),
+    );
   });
 }
 
@@ -436,34 +458,6 @@ const text = (chunks: Buffer[]) =>
     : chunks.length === 1
       ? chunks[0]!.toString('utf8')
       : Buffer.concat(chunks).toString('utf8');
-
-type LookupCallback = (
-  err: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
-
-/** A connection's address lookup, refusing (with `refusePrivate`) names that resolve inside the network. */
-function lookupWith(refusePrivate: boolean) {
-  return (hostname: string, options: object, callback: LookupCallback) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, []);
-      const list = addresses as LookupAddress[];
-      if (refusePrivate && list.some((a) => isPrivateAddress(a.address))) {
-        return callback(
-          Object.assign(new Error('refused: resolves to a private or loopback address'), {
-            code: 'EPRIVATE',
-          }),
-          [],
-        );
-      }
-      if ((options as { all?: boolean }).all) return callback(null, list);
-      callback(null, list[0]!.address, list[0]!.family);
-    });
-  };
-}
-const lookupPublic = lookupWith(true);
-const lookupAny = lookupWith(false);
 
 /** The delay before retry number `attempts` (1 = the first retry): doubling, capped, jittered. */
 export function retryDelay(attempts: number): number {
@@ -634,8 +628,14 @@ export class WebhookDeliverer {
         'Cardbazaar-Delivery-Id': String(c.delivery.idDelivery),
       },
       this.ctx.config.webhookTimeoutMs,
-      this.ctx.config.mode === 'production' && !this.ctx.config.webhookAllowPrivate,
+      this.ctx.config.targets,
     );
+    if (result.detail !== undefined) {
+      this.ctx.log?.debug(
+        { idEndpoint: c.endpoint.idEndpoint, idDelivery: c.delivery.idDelivery, reason: result.detail },
+        'webhook attempt got no answer',
+      );
+    }
     return { c, result, startedAt, now: this.ctx.clock.now() };
   }
 

@@ -34,7 +34,11 @@ export function timeoutOptions(config: Config): {
  * before it can send anything. Behind a trusted proxy every client connects from the proxy's
  * address, so the cap is not applied there (the proxy is the place to bound its clients).
  */
-export function installConnectionCap(app: FastifyInstance, config: Config): void {
+export function installConnectionCap(
+  app: FastifyInstance,
+  config: Config,
+  headers: Record<string, string> = {},
+): void {
   const max = config.maxConnectionsPerAddress;
   if (max === 0 || config.trustProxy) return;
   const open = new Map<string, number>();
@@ -47,7 +51,7 @@ export function installConnectionCap(app: FastifyInstance, config: Config): void
         rawErrorResponse(
           429,
           `Too many open connections from your address (at most ${max} at once): reuse them (keep-alive) or close some.`,
-          { 'Retry-After': '1' },
+          { ...headers, 'Retry-After': '1' },
         ),
       );
       return;

@@ -1,5 +1,6 @@
 import { OffsetClock } from '../clock.js';
 import { createLimitStore } from '../limits/create-store.js';
+import { MemoryLimitStore } from '../limits/memory-store.js';
 import { CLOCK_OFFSET_SETTING } from '../services.js';
 import { getSetting } from '../store/settings.js';
 import { type FaultRule, faultRule } from '../domain/faults.js';
@@ -82,7 +83,12 @@ export class SandboxControl {
       }
     };
     readControlRows(this.services.database.db).then(
-      (rows) => answer(rows),
+      (rows) => {
+        // A `clock advance` made through another worker (or the CLI) holds from this request on.
+        const clock = this.services.clock;
+        if (clock instanceof OffsetClock) clock.setOffset(rows.clockOffsetMs);
+        answer(rows);
+      },
       () =>
         answer(
           undefined,
@@ -178,9 +184,9 @@ export class SandboxControl {
  * version. OAuth nonces are rows of the restored data, which a load empties.
  */
 export async function resetAfterRestore(services: Services): Promise<void> {
-  if (!services.redis) {
+  if (services.limits instanceof MemoryLimitStore) {
     const old = services.limits;
-    services.limits = createLimitStore(services.config, undefined, services.wallClock);
+    services.limits = createLimitStore(services.config, undefined, services.wallClock, services.database);
     await old.close().catch(() => {});
   }
   if (services.clock instanceof OffsetClock) {

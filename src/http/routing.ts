@@ -269,20 +269,21 @@ export class Router {
       });
       const others = ALL_METHODS.filter((m) => !methods.has(m as Method));
       if (others.length > 0) {
+        // Refused in the first hook, before the body is read: a wrong method is the answer whatever
+        // the body (or its Content-Type) holds.
+        const refuse: onRequestHookHandler = (request, _reply, done) => {
+          done(
+            new ApiError(405, `${request.method} is not allowed on this resource; it accepts ${allowed}.`, {
+              headers: { Allow: allowed },
+            }),
+          );
+        };
         app.route({
           method: others as unknown as string[],
           url,
           config: { allowedMethods: allowed } satisfies RouteConfig,
-          onRequest: [allowHook],
-          handler: async (request) => {
-            throw new ApiError(
-              405,
-              `${request.method} is not allowed on this resource; it accepts ${allowed}.`,
-              {
-                headers: { Allow: allowed },
-              },
-            );
-          },
+          onRequest: [allowHook, refuse],
+          handler: async () => {},
         });
       }
     }

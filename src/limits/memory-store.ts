@@ -145,6 +145,11 @@ export class MemoryLimitStore implements LimitStore {
     else held.count--;
   }
 
+  async countAttempts(key: string): Promise<number> {
+    const held = this.attempts.get(key);
+    return held && held.until > this.now() ? held.count : 0;
+  }
+
   private sweep(now: number): void {
     for (const [key, place] of this.places) if (place.expiresAt <= now) this.places.delete(key);
   }

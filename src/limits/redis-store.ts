@@ -163,6 +163,14 @@ export class RedisLimitStore implements LimitStore {
     }
   }
 
+  async countAttempts(key: string): Promise<number> {
+    try {
+      return Number((await this.redis.get(`${this.prefix}attempt:${key}`)) ?? 0);
+    } catch {
+      throw storeUnavailable();
+    }
+  }
+
   async usage(idUser: number, day: string, minute: number): Promise<Usage> {
     const user = this.userKey(idUser);
     try {

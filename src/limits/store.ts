@@ -31,6 +31,8 @@ export interface LimitStore {
   attempt(keys: readonly AttemptKey[], windowMs: number): Promise<AttemptResult>;
   /** Takes one attempt back (a sign-in that succeeded), or all of a key's with `all`. */
   forgetAttempt(key: string, all?: boolean): Promise<void>;
+  /** The attempts a key holds in its current window (0 when it has none). */
+  countAttempts(key: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -105,10 +107,10 @@ export function lockKey(group: string, ip: string): string {
  * The answer when the shared store cannot be reached: letting requests through uncounted would
  * break the limits for every instance, so they are refused, quickly, until it is back.
  */
-export function storeUnavailable(): ApiError {
+export function storeUnavailable(what = 'the shared limit store (Redis)'): ApiError {
   return new ApiError(
     503,
-    'The request limits cannot be checked because the shared limit store (Redis) is unreachable. Try again shortly.',
+    `The request limits cannot be checked because ${what} is unreachable. Try again shortly.`,
     { code: 'limits_unavailable', headers: { 'Retry-After': '1' } },
   );
 }

@@ -4,6 +4,7 @@ import { getAccount } from '../domain/account.js';
 import { forbidden, notFound, unauthorized } from '../errors.js';
 import { requireBody } from '../http/body.js';
 import { text } from '../http/fields.js';
+import { headerLocation } from '../http/location.js';
 import { publicOrigin } from '../http/origin.js';
 import { ok, type Router } from '../http/routing.js';
 import { mapAccount } from '../mappers/account.js';
@@ -64,7 +65,7 @@ export function authenticateRoutes(r: Router, services: Services): void {
       status: 303,
       body: null,
       headers: {
-        Location: basePath + consentPath(params.appToken!, lang ?? 'en'),
+        Location: headerLocation(basePath + consentPath(params.appToken!, lang ?? 'en')),
         'Cache-Control': 'no-store',
       },
     };

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { createAccessToken, createApp, parseAppKind } from '../auth/apps.js';
 import { hashPassword } from '../auth/passwords.js';
+import { callbackUrlProblem } from '../auth/own-apps.js';
 import { createCoupon, redeemCoupons } from '../domain/account.js';
 import { changeCart, type CartItem } from '../domain/cart.js';
 import type { ArticleFlag } from '../domain/catalog.js';
@@ -423,6 +424,8 @@ const RUNNERS: Record<StepKind, Runner> = {
       kind === 'thirdParty'
         ? text(f, 'callbackUrl', 'http://127.0.0.1:9999/callback')
         : optionalText(f, 'callbackUrl');
+    const problem = callbackUrl === undefined ? undefined : callbackUrlProblem(callbackUrl, 'sandbox');
+    if (problem) throw new StepFieldError('callbackUrl', problem);
     const issued = await createApp(ctx, {
       idUser: idOwner,
       kind,

@@ -124,6 +124,14 @@ function openSqlite(path: string): Database {
 }
 
 const RETRYABLE_PG_CODES = new Set(['40001', '40P01']);
+const TRANSACTION_ATTEMPTS = 8;
+
+/**
+ * Transactions PostgreSQL made this process retry, by SQLSTATE (40P01 deadlock, 40001 serialization
+ * failure): the paths that lock reservations and articles take them in one order, and
+ * `test/deadlocks.test.ts` holds them to none.
+ */
+export const transactionRetries = new Map<string, number>();
 
 function openPostgres(url: string): Database {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
@@ -144,8 +152,10 @@ function openPostgres(url: string): Database {
         } catch (err) {
           const code = (err as { code?: string }).code;
           const retryable = (code !== undefined && RETRYABLE_PG_CODES.has(code)) || isStalePlanError(err);
-          if (attempt >= 5 || !retryable) throw err;
-          await new Promise((r) => setTimeout(r, 5 * attempt + Math.random() * 10));
+          if (attempt >= TRANSACTION_ATTEMPTS || !retryable) throw err;
+          if (code !== undefined) transactionRetries.set(code, (transactionRetries.get(code) ?? 0) + 1);
+          // Backing off longer each time, with jitter, so two losers do not meet again.
+          await new Promise((r) => setTimeout(r, Math.min(200, 5 * 2 ** attempt) * (0.5 + Math.random())));
         }
       }
     },

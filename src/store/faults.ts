@@ -42,10 +42,13 @@ async function bumpFaultsVersion(db: Executor): Promise<void> {
   await putSetting(db, FAULTS_VERSION, randomUUID());
 }
 
+/** The sandbox clock's offset from real time (ms), moved by `clock advance` (src/services.ts). */
+export const CLOCK_OFFSET = 'clockOffsetMs';
+
 const controlQuery = prepared(
-  (db, a: string, b: string, c: string) =>
-    db.selectFrom('settings').select(['key', 'value']).where('key', 'in', [a, b, c]),
-  ['', '', ''],
+  (db, a: string, b: string, c: string, d: string) =>
+    db.selectFrom('settings').select(['key', 'value']).where('key', 'in', [a, b, c, d]),
+  ['', '', '', ''],
 );
 
 export interface ControlRows {
@@ -53,16 +56,24 @@ export interface ControlRows {
   dataGeneration: string;
   /** Epoch ms (real time) until which a snapshot load announced itself; 0 when none is under way. */
   restorePendingUntil: number;
+  /** The sandbox clock's offset: every worker follows a `clock advance` from its next request. */
+  clockOffsetMs: number;
 }
 
-/** The three rows a sandbox server reads (for all the requests of one event-loop turn). */
+/** The four rows a sandbox server reads (for all the requests of one event-loop turn). */
 export async function readControlRows(db: Executor): Promise<ControlRows> {
-  const rows = await controlQuery(db, FAULTS_VERSION, DATA_GENERATION, RESTORE_PENDING);
-  const out: ControlRows = { faultsVersion: '', dataGeneration: '', restorePendingUntil: 0 };
+  const rows = await controlQuery(db, FAULTS_VERSION, DATA_GENERATION, RESTORE_PENDING, CLOCK_OFFSET);
+  const out: ControlRows = {
+    faultsVersion: '',
+    dataGeneration: '',
+    restorePendingUntil: 0,
+    clockOffsetMs: 0,
+  };
   for (const row of rows) {
     if (row.key === FAULTS_VERSION) out.faultsVersion = row.value;
     else if (row.key === DATA_GENERATION) out.dataGeneration = row.value;
     else if (row.key === RESTORE_PENDING) out.restorePendingUntil = Number(row.value) || 0;
+    else if (row.key === CLOCK_OFFSET) out.clockOffsetMs = Number(row.value) || 0;
   }
   return out;
 }

@@ -436,18 +436,23 @@ export async function sellerReservations(db: Executor, idSeller: number): Promis
   return db.selectFrom('reservations').selectAll().where('idSeller', '=', idSeller).execute();
 }
 
-/** Expired reservations that hold copies of this article (released before refusing an add). */
-export async function expiredReservationsHolding(
+/** Expired reservations that hold copies of any of these articles (released before an add). */
+export async function expiredReservationsHoldingAny(
   db: Executor,
-  idArticle: number,
+  idArticles: number[],
   now: number,
 ): Promise<Reservation[]> {
+  if (idArticles.length === 0) return [];
   return db
     .selectFrom('reservations as r')
-    .innerJoin('reservationArticles as ra', 'ra.idReservation', 'r.idReservation')
     .selectAll('r')
-    .where('ra.idArticle', '=', idArticle)
     .where('r.expiresAt', '<=', now)
+    .where('r.idReservation', 'in', (eb) =>
+      eb
+        .selectFrom('reservationArticles as ra')
+        .select('ra.idReservation')
+        .where('ra.idArticle', 'in', idArticles),
+    )
     .execute();
 }
 

@@ -482,6 +482,21 @@ export interface SellerActivationsTable {
 }
 
 /** Nonces of accepted requests, kept while their timestamp is inside the OAuth window. */
+/** A request-limit counter shared by processes without Redis (src/limits/database-store.ts). */
+export interface LimitCountersTable {
+  key: string;
+  count: number;
+  /** Epoch ms (real time) after which the counter no longer counts. */
+  expiresAt: number;
+}
+
+/** A concurrency place taken by a request, shared by processes without Redis. */
+export interface LimitPlacesTable {
+  key: string;
+  token: string;
+  expiresAt: number;
+}
+
 export interface OAuthNoncesTable {
   /** The request's `oauth_timestamp`, in seconds. */
   timestamp: number;
@@ -663,6 +678,8 @@ export interface DB {
   productSearchWords: ProductSearchWordsTable;
   importedPriceGuides: ImportedPriceGuidesTable;
   oauthNonces: OAuthNoncesTable;
+  limitCounters: LimitCountersTable;
+  limitPlaces: LimitPlacesTable;
   sellerActivations: SellerActivationsTable;
   catalogVersions: CatalogVersionsTable;
   messagePairVersions: MessagePairVersionsTable;

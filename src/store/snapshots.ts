@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { CREDENTIALS_VERSION } from './apps.js';
 import { type Database, openDatabase, sqliteHandles } from './db.js';
 import { DATA_GENERATION, FAULTS_VERSION, listFaults, RESTORE_PENDING } from './faults.js';
+import { clearLimits } from './limits.js';
 import { migrateToLatest } from './migrate.js';
 import { migrations } from './migrations/index.js';
 import { putSetting } from './settings.js';
@@ -65,7 +66,7 @@ export async function withdrawRestore(database: Database): Promise<void> {
  * to the live schema, with what belongs to the moment rather than to the saved world taken from the
  * live database (the faults in force; catalog versions that never go back, so no server serves a
  * cached download file built from other data under a version number it saw before), without the
- * OAuth nonces, the load's announcement, and with a new credentials version (every cached
+ * OAuth nonces and limit counts, the load's announcement, and with a new credentials version (every cached
  * credential is checked again) and a new data generation (servers reset what they keep in memory).
  */
 export async function prepareRestore(live: Database, copyPath: string): Promise<void> {
@@ -81,6 +82,8 @@ export async function prepareRestore(live: Database, copyPath: string): Promise<
     const liveCatalog = await live.db.selectFrom('catalogVersions').selectAll().execute();
     await copy.transaction(async (tx) => {
       await tx.deleteFrom('oauthNonces').execute();
+      // The limit counts of several workers without Redis start again, as one process's would.
+      await clearLimits(tx);
       await tx.deleteFrom('settings').where('key', '=', RESTORE_PENDING).execute();
       await putSetting(tx, DATA_GENERATION, randomUUID());
       await putSetting(tx, CREDENTIALS_VERSION, randomUUID());

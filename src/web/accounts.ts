@@ -8,9 +8,10 @@ import {
   resetPassword,
 } from '../auth/password-reset.js';
 import { signIn, signInLimitsOf } from '../auth/sign-in.js';
-import { REGISTRATION_FIELDS, registerAccount } from '../domain/registration.js';
+import { REGISTRATION_FIELDS, registerAccount, registrationLimitsOf } from '../domain/registration.js';
 import { COUNTRY_CODES } from '../domain/users.js';
 import { ApiError } from '../errors.js';
+import { headerLocation } from '../http/location.js';
 import { publicOrigin } from '../http/origin.js';
 import type { Services } from '../services.js';
 import { fields, formErrors, localPath, redirectWithFlash } from './forms.js';
@@ -33,12 +34,21 @@ export function accountPages(app: FastifyInstance, services: Services): void {
 
   app.post('/register', { preHandler: csrf }, async (request, reply) => {
     const form = fields(request, REGISTRATION_FIELDS);
+    const limits = registrationLimitsOf(services);
     try {
-      const user = await registerAccount(services, form, displayLanguageOf(request.lang));
+      const user = await registerAccount(
+        services,
+        form,
+        displayLanguageOf(request.lang),
+        limits && { limits, ip: request.ip },
+      );
       await signInBrowser(services, request, reply, user.idUser);
       return redirectWithFlash(reply, '/profile', 'flash.registered', { username: user.username });
     } catch (err) {
       const errors = formErrors(request.t, err, REGISTRATION_FIELDS);
+      // Beyond the registration limits: 429 with `Retry-After`, the form and its reason on the page.
+      const status = err instanceof ApiError && err.status === 429 ? 429 : 400;
+      if (status === 429) reply.headers((err as ApiError).headers);
       // The password is never sent back into the page.
       const values = { ...form, password: '' };
       return render(
@@ -46,7 +56,7 @@ export function accountPages(app: FastifyInstance, services: Services): void {
         reply,
         'register',
         { title: 'register.title', values, errors, countries: countries(request.lang) },
-        400,
+        status,
       );
     }
   });
@@ -71,7 +81,7 @@ export function accountPages(app: FastifyInstance, services: Services): void {
         ip: request.ip,
       });
       await signInBrowser(services, request, reply, user.idUser);
-      return reply.code(303).header('Location', next).send();
+      return reply.code(303).header('Location', headerLocation(next)).send();
     } catch (err) {
       const errors = formErrors(request.t, err, ['username', 'password']);
       if (err instanceof ApiError) reply.headers(err.headers);

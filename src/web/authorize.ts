@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { findAppForAuthorization } from '../auth/apps.js';
 import { issueRequestToken } from '../auth/request-tokens.js';
 import { forbidden, notFound } from '../errors.js';
+import { headerLocation } from '../http/location.js';
 import { publicUser } from '../domain/public-users.js';
 import type { Services } from '../services.js';
 import { fields } from './forms.js';
@@ -19,10 +20,13 @@ export const THIRD_PARTY_ABILITIES = [
   'consent.canWants',
 ] as const;
 
-/** The callback with the request token appended (`?` or `&`, as the URL needs). */
+/**
+ * The callback with the request token appended (`?` or `&`, as the URL needs), as a `Location`
+ * header carries it (a callback registered with characters outside ASCII is percent-encoded).
+ */
 export function callbackWithToken(callbackUrl: string, requestToken: string): string {
   const separator = callbackUrl.includes('?') ? (/[?&]$/.test(callbackUrl) ? '' : '&') : '?';
-  return `${callbackUrl}${separator}request_token=${encodeURIComponent(requestToken)}`;
+  return headerLocation(`${callbackUrl}${separator}request_token=${encodeURIComponent(requestToken)}`);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidFields } from '../domain/validation.js';
 import { ApiError, FieldErrors } from '../errors.js';
+import { headerLocation } from '../http/location.js';
 import type { Key, Params, Translator } from './i18n/index.js';
 
 /**
@@ -94,7 +95,7 @@ export function redirectWithFlash(
     signed: true,
     maxAge: 60,
   });
-  return reply.code(303).header('Location', location).send();
+  return reply.code(303).header('Location', headerLocation(location)).send();
 }
 
 /** The flash message of the previous action, if any, translated; cleared as it is read. */

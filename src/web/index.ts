@@ -4,6 +4,7 @@ import fastifyFormbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
+import type { MethodTable } from '../http/methods.js';
 import type { Services } from '../services.js';
 import { accountPages } from './accounts.js';
 import { errorText } from './forms.js';
@@ -22,7 +23,7 @@ import { orderPages } from './orders.js';
 import { stockPages } from './stock.js';
 import { wantsPages } from './wants.js';
 import { ASSETS_DIR, render } from './render.js';
-import { cookieOptions, sessionHook, websiteCookieSecret } from './session.js';
+import { cookieOptions, CSRF_COOKIE, sessionHook, websiteCookieSecret } from './session.js';
 import { pageHeaders } from './headers.js';
 
 /**
@@ -41,8 +42,10 @@ const FORM_BODY_LIMIT = 64 * 1024;
 
 export async function websitePlugin(
   app: FastifyInstance,
-  { services }: { services: Services },
+  { services, pageMethods }: { services: Services; pageMethods?: MethodTable },
 ): Promise<void> {
+  // Every page's methods, for the 405s of the methods a page does not take (`src/app.ts`).
+  if (pageMethods) app.addHook('onRoute', (route) => pageMethods.add(route.method, route.url));
   const options = cookieOptions(services.config);
   app.decorate('webCookieOptions', options);
   app.decorateRequest('user', undefined);
@@ -69,7 +72,7 @@ export async function websitePlugin(
   });
   await app.register(fastifyCsrf, {
     sessionPlugin: '@fastify/cookie',
-    cookieKey: 'cardbazaar_csrf',
+    cookieKey: CSRF_COOKIE,
     cookieOpts: { ...options, signed: true },
   });
 
@@ -111,10 +114,16 @@ export async function websitePlugin(
   });
 }
 
-/** Errors on pages are pages, in the visitor's language, never the API's XML. */
-function errorPage(services: Services) {
+/**
+ * Errors on pages are pages, in the visitor's language, never the API's XML or Fastify's JSON, even
+ * an error while the answer was being written (a header Node refused).
+ */
+export function errorPage(services: Services) {
   return async (error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
-    request.t ??= translator(langFromAcceptLanguage(request.headers['accept-language']));
+    if (!request.t) {
+      request.lang = langFromAcceptLanguage(request.headers['accept-language']);
+      request.t = translator(request.lang);
+    }
     let status = error instanceof ApiError ? error.status : (error.statusCode ?? 500);
     let message: string;
     if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
@@ -130,6 +139,9 @@ function errorPage(services: Services) {
     } else {
       message = error instanceof ApiError ? errorText(request.t, error) : error.message;
     }
+    // Whatever the handler had set for its own answer goes: an error page redirects nowhere (and a
+    // `Location` Node refused must not fail this page too).
+    reply.removeHeader('Location');
     if (error instanceof ApiError) reply.headers(error.headers);
     if (services.config.mode === 'production' && status === 500)
       message = request.t('error.internal', { id: request.id });
@@ -148,5 +160,28 @@ export function notFoundPage(request: FastifyRequest, reply: FastifyReply): Fast
     'error',
     { title: 'error.notFoundTitle', status: 404, message: request.t('error.notFound') },
     404,
+  );
+}
+
+/** The page for a method a page does not take (QUERY, PUT, FOO…): 405 with `Allow`. */
+export function methodNotAllowedPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  allowed: string,
+): FastifyReply {
+  request.lang = langFromAcceptLanguage(request.headers['accept-language']);
+  request.t = translator(request.lang);
+  pageHeaders(reply);
+  reply.header('Allow', allowed);
+  return render(
+    request,
+    reply,
+    'error',
+    {
+      title: 'error.methodNotAllowedTitle',
+      status: 405,
+      message: request.t('error.methodNotAllowed', { method: request.method, allowed }),
+    },
+    405,
   );
 }

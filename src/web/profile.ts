@@ -21,7 +21,7 @@ import { changePassword, signInLimitsOf } from '../auth/sign-in.js';
 import type { Services } from '../services.js';
 import { fields, formErrors, redirectWithFlash, type Errors, type Values } from './forms.js';
 import { render } from './render.js';
-import { requireUser, SESSION_COOKIE } from './session.js';
+import { renewCsrfSecret, requireUser, SESSION_COOKIE } from './session.js';
 
 const APP_FIELDS = ['kind', 'name', 'callbackUrl'] as const;
 const BANK_FIELDS = ['bankAccountOwner', 'iban', 'bic', 'bankName', 'phoneNumber'] as const;
@@ -176,9 +176,13 @@ export function profilePages(app: FastifyInstance, services: Services): void {
   app.post('/profile/password', form, async (request, reply) => {
     const f = fields(request, PASSWORD_FIELDS);
     try {
-      await changePassword(services, signInLimitsOf(services), request.user!.idUser, f);
+      await changePassword(services, signInLimitsOf(services), request.user!.idUser, {
+        ...f,
+        ip: request.ip,
+      });
       // Every session ended with the change, this one too: sign in again with the new password.
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
+      renewCsrfSecret(request, reply);
       return redirectWithFlash(reply, '/login', 'flash.passwordChanged');
     } catch (err) {
       const errors = formErrors(request.t, err, PASSWORD_FIELDS);
@@ -189,6 +193,7 @@ export function profilePages(app: FastifyInstance, services: Services): void {
   app.post('/profile/sign-out-everywhere', form, async (request, reply) => {
     const count = await endAllSessions(services, request.user!.idUser);
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    renewCsrfSecret(request, reply);
     return redirectWithFlash(reply, '/login', 'flash.signedOutEverywhere', { count });
   });
 }

@@ -52,7 +52,7 @@ export interface PageContext {
   csrf: string;
   /** A one-time message from the previous action (post/redirect/get). */
   flash: string | undefined;
-  /** The path of this page (the language links and `next` use it). */
+  /** The path of this page on this site (the language links and `next` use it). */
   path: string;
   money(cents: number, currency?: string): string;
   dateTime(ms: number): string;
@@ -112,7 +112,9 @@ export function render(
     // The plain 404 page answers outside the website's plugin, where neither cookies nor CSRF exist.
     csrf: typeof reply.generateCsrf === 'function' ? reply.generateCsrf() : '',
     flash: request.cookies ? takeFlash(request, reply) : undefined,
-    path: request.url.split('?')[0] ?? '/',
+    // One leading slash whatever the request had: `//evil.example/x` (or `/\\evil.example`) as a link
+    // would be protocol-relative, off this site.
+    path: (request.url.split('?')[0] ?? '/').replace(/^[/\\]*/, '/'),
     money: (cents, currency) => formatMoney(cents, lang, currency),
     dateTime: (ms) => formatDateTime(ms, lang),
     date: (ms) => formatDate(ms, lang),

@@ -3,6 +3,7 @@ import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { endSession, findSession, type SessionUser, startSession } from '../auth/sessions.js';
 import type { Config } from '../config.js';
+import { headerLocation } from '../http/location.js';
 import { unreadMessageCount } from '../domain/messages.js';
 import type { Services } from '../services.js';
 import {
@@ -22,6 +23,8 @@ import {
  * website's routes (`web/index.ts` is an encapsulated plugin): the API's paths parse no cookie.
  */
 export const SESSION_COOKIE = 'cardbazaar_session';
+/** The cookie holding the CSRF secret (`@fastify/csrf-protection`), signed like the session's. */
+export const CSRF_COOKIE = 'cardbazaar_csrf';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -87,7 +90,10 @@ export const requireUser: onRequestAsyncHookHandler = async (request, reply) => 
   const lang = (request.query as Record<string, unknown> | undefined)?.lang;
   const query = new URLSearchParams({ next });
   if (isLang(lang)) query.set('lang', lang);
-  await reply.code(303).header('Location', `/login?${query}`).send();
+  await reply
+    .code(303)
+    .header('Location', headerLocation(`/login?${query}`))
+    .send();
 };
 
 /** Signs the browser in with a brand-new session id (any earlier one of this browser ends). */
@@ -104,9 +110,22 @@ export async function signInBrowser(
     signed: true,
     expires: new Date(Date.now() + services.config.sessionLifetimeMs),
   });
+  renewCsrfSecret(request, reply);
 }
 
 export async function signOutBrowser(services: Services, request: FastifyRequest, reply: FastifyReply) {
   if (request.sessionId) await endSession(services, request.sessionId);
   reply.clearCookie(SESSION_COOKIE, { path: '/' });
+  renewCsrfSecret(request, reply);
+}
+
+/**
+ * A new CSRF secret for the browser, whenever who is signed in changes (sign-in, sign-out, a
+ * password change): a token read from a page before (by someone who had the browser then, or a
+ * script on a page of that time) does not work for the next person or session.
+ */
+export function renewCsrfSecret(request: FastifyRequest, reply: FastifyReply): void {
+  delete request.cookies[CSRF_COOKIE];
+  // Finds no secret now, so makes a new one and sets its cookie.
+  reply.generateCsrf();
 }

@@ -6,7 +6,9 @@ import {
   endpointAppName,
   endpointAttemptsPage,
   endpointSecret,
+  NO_ANSWER,
   ownEndpoint,
+  PRIVATE_ANSWER,
   removeEndpoint,
   sendAgain,
   setEndpointEnabled,
@@ -56,7 +58,8 @@ export function webhookPages(app: FastifyInstance, services: Services): void {
     kinds: EVENT_KIND_NAMES,
     values,
     errors,
-    mode: services.config.mode,
+    // The hint names a loopback receiver only where such an address is accepted.
+    localHint: services.webhookSettings.targets.allowPrivate,
   });
 
   app.get('/profile/apps/:idApp/webhooks/new', signedIn, async (request, reply) => {
@@ -74,7 +77,7 @@ export function webhookPages(app: FastifyInstance, services: Services): void {
     const f = fields(request, ENDPOINT_FIELDS);
     const kinds = postedKinds(request);
     try {
-      const endpoint = await createEndpoint(services, services.config, request.user!.idUser, {
+      const endpoint = await createEndpoint(services, services.webhookSettings, request.user!.idUser, {
         idApp: own.idApp,
         url: f.url,
         kinds,
@@ -107,7 +110,16 @@ export function webhookPages(app: FastifyInstance, services: Services): void {
       appName,
       kinds: endpoint.kinds === '*' ? [] : endpoint.kinds.split(','),
       secret: endpointSecret(services.serverKey, endpoint),
-      attempts,
+      // The two texts an attempt records instead of an answer's bytes, in the reader's language.
+      attempts: attempts.map((a) => ({
+        ...a,
+        response:
+          a.response === NO_ANSWER
+            ? request.t('webhooks.noAnswerText')
+            : a.response === PRIVATE_ANSWER
+              ? request.t('webhooks.privateAnswer')
+              : a.response,
+      })),
       pager: pager(request, p, total),
     });
   });

@@ -166,10 +166,15 @@ describeUnless(NO_BROWSER, 'a tour of every page at desktop and phone size', () 
     );
     assert.equal(item.status, 200, JSON.stringify(item.json));
     const idWant = item.json.wantslist.item[0].idWant as string;
-    const endpoint = await createEndpoint(server.services, server.services.config, seller.user.idUser, {
-      idApp: seller.cred.idApp,
-      url: 'https://hooks.example.org/cardbazaar',
-    });
+    const endpoint = await createEndpoint(
+      server.services,
+      server.services.webhookSettings,
+      seller.user.idUser,
+      {
+        idApp: seller.cred.idApp,
+        url: 'https://hooks.example.org/cardbazaar',
+      },
+    );
     const thirdParty = await createApp(server.services, {
       idUser: seller.user.idUser,
       kind: 'thirdParty',

@@ -18,7 +18,7 @@ import {
  */
 
 describeUnless(NO_BROWSER, 'the website in Chromium', () => {
-  const ctx = useBrowser('website', { signInAttemptsPerUsername: 3, signInAttemptsPerAddress: 1000 });
+  const ctx = useBrowser('website', { signInAttemptsPerPair: 3, signInAttemptsPerAddress: 1000 });
 
   it('registers, signs in, creates a dedicated app and uses its four credentials', async () => {
     const { server, chrome } = ctx;

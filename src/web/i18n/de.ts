@@ -317,6 +317,8 @@ export const de = {
   'error.title': 'Etwas ist schiefgegangen',
   'error.notFoundTitle': 'Seite nicht gefunden',
   'error.notFound': 'Unter dieser Adresse gibt es keine Seite.',
+  'error.methodNotAllowedTitle': 'Methode nicht erlaubt',
+  'error.methodNotAllowed': 'Diese Seite nimmt keine {method}-Anfragen an, nur {allowed}.',
   'error.csrf':
     'Dieses Formular wurde nicht von dieser Website gesendet, oder seine Seite ist zu alt. Gehen Sie zurück, laden Sie die Seite neu und senden Sie es noch einmal.',
   'error.tooLarge': 'Was gesendet wurde, ist zu groß.',
@@ -334,6 +336,8 @@ export const de = {
   'errors.wrong_credentials': 'Falscher Benutzername oder falsches Passwort.',
   'errors.sign_in_limited':
     'Zu viele fehlgeschlagene Anmeldungen. Warten Sie einige Minuten und versuchen Sie es dann erneut.',
+  'errors.registration_limited':
+    'Zuletzt wurden zu viele Konten angelegt. Versuchen Sie es in {minutes} {minutes|Minute|Minuten} erneut.',
   'errors.reset_link_invalid':
     'Dieser Link ist nicht gültig: Er wurde schon benutzt oder ist älter als eine Stunde.',
   'errors.callback_required': 'Eine Drittanbieter-App braucht eine Callback-URL.',
@@ -380,6 +384,9 @@ export const de = {
   'webhooks.duration': 'Dauer',
   'webhooks.response': 'Inhalt',
   'webhooks.noAnswer': 'keine Antwort',
+  'webhooks.noAnswerText':
+    'Keine Antwort: Die Adresse wurde abgelehnt, war nicht erreichbar oder hat nicht rechtzeitig geantwortet.',
+  'webhooks.privateAnswer': 'Antwort von einer privaten Adresse: Ihr Inhalt wird nicht gespeichert.',
   'webhooks.sendAgain': 'Erneut senden',
   'flash.webhookCreated': 'Der Webhook ist hinzugefügt: Prüfen Sie Zustellungen mit dem Schlüssel unten.',
   'flash.webhookEnabled': 'Der Webhook ist aktiviert.',
@@ -392,6 +399,7 @@ export const de = {
   'errors.webhook_scheme': 'Eine Webhook-Adresse beginnt mit https:// (http:// nur in der Sandbox).',
   'errors.webhook_credentials': 'Eine Webhook-Adresse enthält keinen Benutzernamen und kein Passwort.',
   'errors.webhook_private': 'Adressen im Loopback- oder privaten Netz lehnt dieser Server ab.',
+  'errors.webhook_unresolvable': 'Der Hostname dieser Adresse lässt sich nicht auflösen.',
   'errors.unknown_event_kind': 'Unbekannte Ereignisart {kind}.',
   'errors.webhook_widget': 'Eine Widget-App erhält keine Ereignisse.',
   'errors.too_many_webhooks': 'Eine App hat höchstens 10 Webhooks: Löschen Sie zuerst einen.',

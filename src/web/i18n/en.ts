@@ -315,6 +315,8 @@ export const en = {
   'error.title': 'Something went wrong',
   'error.notFoundTitle': 'Page not found',
   'error.notFound': 'There is no page at this address.',
+  'error.methodNotAllowedTitle': 'Method not allowed',
+  'error.methodNotAllowed': 'This page does not take {method} requests; it takes {allowed}.',
   'error.csrf':
     'This form was not sent from this site, or its page is too old. Go back, reload the page and send it again.',
   'error.tooLarge': 'What was sent is too large.',
@@ -330,6 +332,8 @@ export const en = {
   'errors.password_too_long': 'A password has at most {max} characters.',
   'errors.wrong_credentials': 'Wrong username or password.',
   'errors.sign_in_limited': 'Too many failed sign-ins. Wait a few minutes, then try again.',
+  'errors.registration_limited':
+    'Too many accounts were created recently. Try again in {minutes} {minutes|minute|minutes}.',
   'errors.reset_link_invalid': 'This link is not valid: it was used already, or it is more than an hour old.',
   'errors.callback_required': 'A third-party app needs a callback URL.',
   'errors.callback_invalid':
@@ -374,6 +378,9 @@ export const en = {
   'webhooks.duration': 'Duration',
   'webhooks.response': 'Response',
   'webhooks.noAnswer': 'no answer',
+  'webhooks.noAnswerText':
+    'No answer: the address was refused or could not be reached, or it did not answer in time.',
+  'webhooks.privateAnswer': 'Answer from a private address: its body is not kept.',
   'webhooks.sendAgain': 'Send again',
   'flash.webhookCreated': 'The webhook endpoint is added: check deliveries with the secret below.',
   'flash.webhookEnabled': 'The endpoint is enabled.',
@@ -386,6 +393,7 @@ export const en = {
   'errors.webhook_scheme': 'A webhook address starts with https:// (http:// only in the sandbox).',
   'errors.webhook_credentials': 'A webhook address carries no user name or password.',
   'errors.webhook_private': 'Addresses on loopback or private networks are refused by this server.',
+  'errors.webhook_unresolvable': 'The host name of this address does not resolve.',
   'errors.unknown_event_kind': 'Unknown event kind {kind}.',
   'errors.webhook_widget': 'A widget app receives no events.',
   'errors.too_many_webhooks': 'An app has at most 10 webhook endpoints: delete one first.',

@@ -314,6 +314,8 @@ export const es = {
   'error.title': 'Algo ha salido mal',
   'error.notFoundTitle': 'Página no encontrada',
   'error.notFound': 'No hay ninguna página en esta dirección.',
+  'error.methodNotAllowedTitle': 'Método no permitido',
+  'error.methodNotAllowed': 'Esta página no acepta peticiones {method}; acepta {allowed}.',
   'error.csrf':
     'Este formulario no se envió desde este sitio, o su página es demasiado antigua. Vuelve atrás, recarga la página y envíalo de nuevo.',
   'error.tooLarge': 'Lo enviado es demasiado grande.',
@@ -331,6 +333,8 @@ export const es = {
   'errors.wrong_credentials': 'Nombre de usuario o contraseña incorrectos.',
   'errors.sign_in_limited':
     'Demasiados inicios de sesión fallidos. Espera unos minutos y vuelve a intentarlo.',
+  'errors.registration_limited':
+    'Se han creado demasiadas cuentas recientemente. Vuelva a intentarlo dentro de {minutes} {minutes|minuto|minutos}.',
   'errors.reset_link_invalid': 'Este enlace no es válido: ya se usó o tiene más de una hora.',
   'errors.callback_required': 'Una aplicación de terceros necesita una URL de retorno.',
   'errors.callback_invalid':
@@ -375,6 +379,9 @@ export const es = {
   'webhooks.duration': 'Duración',
   'webhooks.response': 'Contenido',
   'webhooks.noAnswer': 'sin respuesta',
+  'webhooks.noAnswerText':
+    'Sin respuesta: la dirección fue rechazada o no se pudo alcanzar, o no respondió a tiempo.',
+  'webhooks.privateAnswer': 'Respuesta de una dirección privada: su contenido no se guarda.',
   'webhooks.sendAgain': 'Enviar de nuevo',
   'flash.webhookCreated': 'El webhook está añadido: compruebe las entregas con el secreto de abajo.',
   'flash.webhookEnabled': 'El webhook está activado.',
@@ -387,6 +394,7 @@ export const es = {
   'errors.webhook_scheme': 'Una dirección de webhook empieza por https:// (http:// solo en el sandbox).',
   'errors.webhook_credentials': 'Una dirección de webhook no lleva usuario ni contraseña.',
   'errors.webhook_private': 'Este servidor rechaza direcciones de bucle local o de redes privadas.',
+  'errors.webhook_unresolvable': 'El nombre de host de esta dirección no se resuelve.',
   'errors.unknown_event_kind': 'Tipo de evento desconocido: {kind}.',
   'errors.webhook_widget': 'Una aplicación widget no recibe eventos.',
   'errors.too_many_webhooks': 'Una aplicación tiene como máximo 10 webhooks: elimine uno primero.',

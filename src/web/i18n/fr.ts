@@ -316,6 +316,8 @@ export const fr = {
   'error.title': 'Un problème est survenu',
   'error.notFoundTitle': 'Page introuvable',
   'error.notFound': 'Il n’y a pas de page à cette adresse.',
+  'error.methodNotAllowedTitle': 'Méthode non autorisée',
+  'error.methodNotAllowed': 'Cette page n’accepte pas les requêtes {method} ; elle accepte {allowed}.',
   'error.csrf':
     'Ce formulaire n’a pas été envoyé depuis ce site, ou sa page est trop ancienne. Revenez en arrière, rechargez la page et renvoyez-le.',
   'error.tooLarge': 'Ce qui a été envoyé est trop volumineux.',
@@ -332,6 +334,8 @@ export const fr = {
   'errors.password_too_long': 'Un mot de passe a au plus {max} caractères.',
   'errors.wrong_credentials': 'Nom d’utilisateur ou mot de passe incorrect.',
   'errors.sign_in_limited': 'Trop de connexions échouées. Attendez quelques minutes, puis réessayez.',
+  'errors.registration_limited':
+    'Trop de comptes ont été créés récemment. Réessayez dans {minutes} {minutes|minute|minutes}.',
   'errors.reset_link_invalid': 'Ce lien n’est pas valable : il a déjà servi, ou il a plus d’une heure.',
   'errors.callback_required': 'Une application tierce a besoin d’une URL de retour.',
   'errors.callback_invalid':
@@ -378,6 +382,9 @@ export const fr = {
   'webhooks.duration': 'Durée',
   'webhooks.response': 'Contenu',
   'webhooks.noAnswer': 'pas de réponse',
+  'webhooks.noAnswerText':
+    'Pas de réponse : l’adresse a été refusée ou n’a pu être atteinte, ou elle n’a pas répondu à temps.',
+  'webhooks.privateAnswer': 'Réponse d’une adresse privée : son contenu n’est pas conservé.',
   'webhooks.sendAgain': 'Renvoyer',
   'flash.webhookCreated': 'Le webhook est ajouté : vérifiez les envois avec le secret ci-dessous.',
   'flash.webhookEnabled': 'Le webhook est activé.',
@@ -391,6 +398,7 @@ export const fr = {
     'Une adresse de webhook commence par https:// (http:// seulement dans le bac à sable).',
   'errors.webhook_credentials': 'Une adresse de webhook ne contient ni nom d’utilisateur ni mot de passe.',
   'errors.webhook_private': 'Ce serveur refuse les adresses de boucle locale ou de réseaux privés.',
+  'errors.webhook_unresolvable': 'Le nom d’hôte de cette adresse ne se résout pas.',
   'errors.unknown_event_kind': 'Type d’événement inconnu : {kind}.',
   'errors.webhook_widget': 'Une application widget ne reçoit aucun événement.',
   'errors.too_many_webhooks': 'Une application a au plus 10 webhooks : supprimez-en un d’abord.',

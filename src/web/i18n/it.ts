@@ -318,6 +318,8 @@ export const it = {
   'error.title': 'Qualcosa è andato storto',
   'error.notFoundTitle': 'Pagina non trovata',
   'error.notFound': 'Non c’è nessuna pagina a questo indirizzo.',
+  'error.methodNotAllowedTitle': 'Metodo non consentito',
+  'error.methodNotAllowed': 'Questa pagina non accetta richieste {method}; accetta {allowed}.',
   'error.csrf':
     'Questo modulo non è stato inviato da questo sito, o la sua pagina è troppo vecchia. Torna indietro, ricarica la pagina e invialo di nuovo.',
   'error.tooLarge': 'Ciò che è stato inviato è troppo grande.',
@@ -334,6 +336,8 @@ export const it = {
   'errors.password_too_long': 'Una password ha al massimo {max} caratteri.',
   'errors.wrong_credentials': 'Nome utente o password errati.',
   'errors.sign_in_limited': 'Troppi accessi falliti. Aspetta qualche minuto, poi riprova.',
+  'errors.registration_limited':
+    'Sono stati creati troppi account di recente. Riprova tra {minutes} {minutes|minuto|minuti}.',
   'errors.reset_link_invalid': 'Questo link non è valido: è già stato usato o ha più di un’ora.',
   'errors.callback_required': 'Un’app di terze parti richiede un URL di ritorno.',
   'errors.callback_invalid':
@@ -378,6 +382,9 @@ export const it = {
   'webhooks.duration': 'Durata',
   'webhooks.response': 'Contenuto',
   'webhooks.noAnswer': 'nessuna risposta',
+  'webhooks.noAnswerText':
+    'Nessuna risposta: l’indirizzo è stato rifiutato o non era raggiungibile, oppure non ha risposto in tempo.',
+  'webhooks.privateAnswer': 'Risposta da un indirizzo privato: il suo contenuto non viene conservato.',
   'webhooks.sendAgain': 'Invia di nuovo',
   'flash.webhookCreated': 'Il webhook è aggiunto: verifica le consegne con il segreto qui sotto.',
   'flash.webhookEnabled': 'Il webhook è attivo.',
@@ -390,6 +397,7 @@ export const it = {
   'errors.webhook_scheme': 'Un indirizzo di webhook inizia con https:// (http:// solo nella sandbox).',
   'errors.webhook_credentials': 'Un indirizzo di webhook non contiene nome utente né password.',
   'errors.webhook_private': 'Questo server rifiuta indirizzi di loopback o di reti private.',
+  'errors.webhook_unresolvable': 'Il nome host di questo indirizzo non si risolve.',
   'errors.unknown_event_kind': 'Tipo di evento sconosciuto: {kind}.',
   'errors.webhook_widget': 'Un’app widget non riceve eventi.',
   'errors.too_many_webhooks': 'Un’app ha al massimo 10 webhook: eliminane prima uno.',
