@@ -67,7 +67,7 @@ Options:
 Environment: BENCH_PORT_BASE (18080), BENCH_SERVER_NODE_ARGS (node flags for cardbazaar only, e.g.
 --cpu-prof), BENCH_ORDERS_SMALL, BENCH_ORDERS_LARGE, BENCH_CATALOG_SMALL_SCALE, BENCH_CATALOG_LARGE_SCALE,
 BENCH_STOCK_ARTICLES (sizes), TEST_POSTGRES_URL (for --dialect postgres).
-The whole table of the README's "Measured" section: npm run bench:all (SQLite, then PostgreSQL).`);
+The whole table of docs/performance.md's "Measured" section: npm run bench:all (SQLite, then PostgreSQL).`);
   process.exit(0);
 }
 
@@ -540,7 +540,7 @@ async function runScenario(scenario: Scenario, index: number, capacity: number):
       );
     }
     // The headline: the CPU ratio, which another process on the machine moves far less than the
-    // request rates (README, "What is printed").
+    // request rates (docs/performance.md, "What is printed").
     if (cpuRatios.length > 0) {
       console.log(
         `   HEADLINE ${scenario.name}: CPU ratio ${median(cpuRatios).toFixed(3)} (range ${range(cpuRatios, 3)}), ` +

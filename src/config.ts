@@ -4,7 +4,8 @@ import { parseDuration } from './clock.js';
 
 /**
  * Every configuration value, spelled once: its environment variable, its command-line flag,
- * its default and its parser. The CLI builds its flags from this table and the README lists it,
+ * its default and its parser. The CLI builds its flags from this table and the settings table of
+ * docs/running-a-marketplace.md lists it,
  * so a setting cannot exist in one place and be missing from the other.
  */
 
@@ -74,7 +75,7 @@ export interface Config {
   snapshotDir: string | undefined;
   /** Rows of the request log kept per user (0: no request log). */
   requestLogRows: number;
-  /** Webhooks (README, "Events and webhooks"): endpoints on private addresses in production; the answer's time limit. */
+  /** Webhooks (docs/api.md, "Events and webhooks"): endpoints on private addresses in production; the answer's time limit. */
   webhookAllowPrivate: boolean;
   webhookTimeoutMs: number;
 }
@@ -193,7 +194,7 @@ export const SETTINGS = [
     env: 'WORKERS',
     flag: '--workers',
     description:
-      '`serve`: how many processes answer on the one port (node:cluster), each on its own core; `auto`: one per core. They share limits, nonces, revocations and deliveries through the database or Redis (README, "Several workers").',
+      '`serve`: how many processes answer on the one port (node:cluster), each on its own core; `auto`: one per core. They share limits, nonces, revocations and deliveries through the database or Redis (docs/running-a-marketplace.md, "Several workers").',
     default: '1',
     parse: workerCount,
   }),
@@ -211,7 +212,7 @@ export const SETTINGS = [
     env: 'SECRET_KEY',
     flag: '--secret-key',
     description:
-      'Server key from which every app and access token and secret is derived (README, "Credentials"). Required in production; in the sandbox a random key is created once in `secret.key` beside the SQLite file (or in ./data/secret.key for PostgreSQL); with an in-memory database, a key that lives as long as the process.',
+      'Server key from which every app and access token and secret is derived (docs/running-a-marketplace.md, "Credentials"). Required in production; in the sandbox a random key is created once in `secret.key` beside the SQLite file (or in ./data/secret.key for PostgreSQL); with an in-memory database, a key that lives as long as the process.',
     default: undefined,
     parse: optional,
   }),

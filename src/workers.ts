@@ -11,7 +11,8 @@ import { createServices } from './services.js';
  * on lives in the database or Redis, never in one process's memory: OAuth nonces, revocations (the
  * credentials version), the request limits (Redis, or the database's `limitCounters` without it),
  * the sandbox's clock, faults and snapshot loads, the outbox and the webhook deliveries (each
- * claimed in a transaction, so one worker sends what another does not). README, "Several workers".
+ * claimed in a transaction, so one worker sends what another does not). See
+ * docs/running-a-marketplace.md, "Several workers".
  *
  * The primary migrates and loads the demo data once, starts the workers, prints the banner when all
  * listen, starts a worker again in place of one that dies, and on SIGINT/SIGTERM (or standard input

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { SandboxDocument } from '../src/sandbox/types.js';
 import { signedHeader } from './helpers.js';
+import { DOC_PAGES, markdownTargets } from '../src/web/guides.js';
 
 /**
  * cardbazaar as another project's dependency, as the README's "Testing your client" says: `npm
@@ -21,6 +22,12 @@ import { signedHeader } from './helpers.js';
  * nothing this test checks. Every other dependency comes from the registry as for any user.
  */
 const ROOT = resolve('.');
+/** The pictures the guides show (`docs/images/…`), as paths in the package. */
+const guideImages = DOC_PAGES.flatMap((page) =>
+  markdownTargets(readFileSync(join(ROOT, 'docs', `${page}.md`), 'utf8'))
+    .filter((target) => target.startsWith('images/'))
+    .map((target) => `docs/${target}`),
+);
 const npm = spawnSync('npm', ['--version'], { encoding: 'utf8' });
 const NO_NPM = npm.status !== 0 ? 'npm is not available on this machine' : false;
 const dir = mkdtempSync(join(tmpdir(), 'cardbazaar-pack-'));
@@ -140,6 +147,9 @@ describe('the npm package', { skip: NO_NPM }, () => {
         'src/web/views/layout.eta',
         // The recorded examples the served OpenAPI document shows.
         'docs/openapi-examples.json',
+        // The guides the server renders at /docs/<guide>, and the pictures they show.
+        ...DOC_PAGES.map((page) => `docs/${page}.md`),
+        ...guideImages,
       ])
         assert.ok(files.includes(f), `${f} is in the tarball`);
       assert.ok(
@@ -283,6 +293,16 @@ describe('the npm package', { skip: NO_NPM }, () => {
           'the snapshot brought back the world before the change',
         );
         assert.equal((await getOrder()).status, 200);
+
+        // The documentation, read from the installed package's own files.
+        const guide = await fetch(`${doc.websiteUrl}docs/testing-your-client`);
+        assert.equal(guide.status, 200);
+        assert.match(await guide.text(), /<h1 id="testing-your-client-against-cardbazaar">/);
+        for (const image of guideImages) {
+          const picture = await fetch(`${doc.websiteUrl}${image}`);
+          assert.equal(picture.status, 200, image);
+          assert.equal(picture.headers.get('content-type'), 'image/png', image);
+        }
 
         const exited = new Promise<number | null>((r) => npx.on('exit', (code) => r(code)));
         npx.stdin.end();

@@ -665,12 +665,12 @@ for (const dialect of DIALECTS) {
       );
     });
 
-    it('links the API reference and the signature debugger from the front page, in the reader’s language', async () => {
+    it('links the documentation and the signature debugger from the front page, in the reader’s language', async () => {
       // A client developer starts at the front page: /docs and the debugger were linked from nowhere
       // (audit of issue 15), and every page made browsers ask for a /favicon.ico that is a 404.
       const visitor = new WebClient(server, { acceptLanguage: 'fr' });
       const home = await visitor.get('/');
-      assert.match(home.text, /<a href="\/docs">La référence de l’API/);
+      assert.match(home.text, /<a href="\/docs">La documentation : les guides, la référence de l’API/);
       assert.match(home.text, /<a href="\/signature-debugger">Le débogueur de signature/);
       assert.match(home.text, /<link rel="icon" href="data:,">/);
       // The profile speaks of its own forms, not of API calls (it said "POST /account/selleractivation").

@@ -7,7 +7,7 @@ import { checkoutScenario } from './checkout.js';
 
 /**
  * The checkout of 100 articles again, now with every user's dedicated app holding a webhook
- * endpoint for every kind (README, "Events and webhooks"), answered by a receiver in the bench
+ * endpoint for every kind (docs/api.md, "Events and webhooks"), answered by a receiver in the bench
  * process: each checkout raises `order.stateChanged` for buyer and seller and 100 `article.sold`,
  * derived and delivered by the running server beside the requests. Compared with the plain checkout
  * scenario of the same run, it is the cost of producing and sending events on the checkout path.

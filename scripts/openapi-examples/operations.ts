@@ -3,7 +3,7 @@ import type { ManualClock } from '../../src/clock.js';
 import type { Services } from '../../src/services.js';
 
 /**
- * The request behind each operation's example on `/docs`: who makes it, and what a world needs
+ * The request behind each operation's example on the API reference (`/docs/api/reference`): who makes it, and what a world needs
  * before it (fixture steps, as `cardbazaar fixtures run` takes them, and API calls). Only the
  * requests are written here; every answer is what the server says (`generate.ts`), on the demo
  * data, the marketplace clock standing at `EXAMPLE_TIME`.

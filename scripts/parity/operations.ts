@@ -667,7 +667,7 @@ export const EXTENSIONS: Extension[] = [
     routes: ['GET /openapi.json'],
     what: 'The API described: an OpenAPI 3.1 document generated from the routes',
     notes:
-      'Unsigned. The live API had no machine-readable description; `/docs` renders this one. Tested in `test/openapi.test.ts`.',
+      'Unsigned. The live API had no machine-readable description; `/docs/api/reference` renders this one. Tested in `test/openapi.test.ts`.',
   },
   {
     routes: ['GET /exports/files/:idRequest/:token'],

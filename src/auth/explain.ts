@@ -13,7 +13,7 @@ import {
 } from './oauth.js';
 
 /**
- * The signature debugger (README, "The signature debugger"): the server's own verification, step by
+ * The signature debugger (docs/testing-your-client.md, "The signature debugger"): the server's own verification, step by
  * step, for a request someone typed in (the website's page and `cardbazaar oauth explain`). Every
  * step is a function of `oauth.ts`, the code that checks real requests; this module only lays the
  * steps out and, when the signature differs, tries the mistakes clients typically make to name the

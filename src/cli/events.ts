@@ -100,11 +100,11 @@ const TRIGGERABLE = [
   EVENT_KINDS.exportReady,
 ];
 
-/** `cardbazaar events listen` and `events trigger` (README, "Events and webhooks"). */
+/** `cardbazaar events listen` and `events trigger` (docs/api.md, "Events and webhooks"). */
 export function registerEventCommands(program: Command): void {
   const events = program
     .command('events')
-    .description('Follow and produce public events (README, "Events and webhooks").');
+    .description('Follow and produce public events (docs/api.md, "Events and webhooks").');
   events
     .command('listen')
     .description(

@@ -11,7 +11,9 @@ import { CliError, printJson, reportErrors, withServices } from './context.js';
 export function registerFaultCommands(program: Command): void {
   const faults = program
     .command('faults')
-    .description('Sandbox: make requests fail on purpose (see the README, "Break it on purpose").');
+    .description(
+      'Sandbox: make requests fail on purpose (see docs/testing-your-client.md, "Break it on purpose").',
+    );
 
   const sandboxOnly = (services: Services) => {
     if (services.config.mode === 'production') {

@@ -5,7 +5,9 @@ import { CliError, printJson, reportErrors, withServices } from './context.js';
 export function registerFixtureCommands(program: Command): void {
   program
     .command('fixtures')
-    .description('Sandbox: build the world a test needs from a file (README, "Build a world from a file").')
+    .description(
+      'Sandbox: build the world a test needs from a file (docs/testing-your-client.md, "Build a world from a file").',
+    )
     .command('run')
     .argument('<file>', 'a fixture file, JSON (.json) or YAML')
     .description(

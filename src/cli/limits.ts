@@ -5,7 +5,7 @@ import type { Services } from '../services.js';
 import { CliError, printJson, reportErrors, userByName, withServices } from './context.js';
 
 /**
- * `cardbazaar limits show|reset --user NAME`: a user's request counts (README "Limits").
+ * `cardbazaar limits show|reset --user NAME`: a user's request counts (docs/api.md, "Limits").
  *
  * With REDIS_URL the counts live in Redis, and the command reads or clears them there directly.
  * Without it they live in the memory of the running server, which no other process can read: the

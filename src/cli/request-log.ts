@@ -6,7 +6,7 @@ import { CliError, printJson, reportErrors, userByName, withServices } from './c
 
 /**
  * `cardbazaar requests tail --user NAME` (the request log as it grows) and `cardbazaar oauth
- * explain` (the signature debugger from options). README, "The request log".
+ * explain` (the signature debugger from options). docs/testing-your-client.md, "The request log".
  */
 export function registerRequestLogCommands(program: Command): void {
   program

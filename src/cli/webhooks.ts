@@ -35,7 +35,7 @@ function endpointId(text: string): number {
 export function registerWebhookCommands(program: Command): void {
   const webhook = program
     .command('webhook')
-    .description('Webhook endpoints of apps (README, "Events and webhooks").');
+    .description('Webhook endpoints of apps (docs/api.md, "Events and webhooks").');
   webhook
     .command('create')
     .description("Register an endpoint for a user's app; prints it with its signing secret as JSON.")

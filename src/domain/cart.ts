@@ -161,8 +161,9 @@ export async function releaseReservation(
 }
 
 /**
- * Releases reservations together, taking the rows in one order on every path (README, "Locks in
- * one order"): first every reservation, by id, then the articles their copies go back to, by id.
+ * Releases reservations together, taking the rows in one order on every path (docs/developing.md,
+ * "Locks in one order"): first every reservation, by id, then the articles their copies go back to,
+ * by id.
  * Two releases of reservations that share articles, or a release beside a cart change or a
  * checkout (which lock their reservations before their articles, too), then wait for each other
  * instead of deadlocking on PostgreSQL. Returns how many were released.

@@ -39,7 +39,7 @@ export type AfterCommit = () => void;
 const BATCH = 100;
 
 export interface DispatcherOptions {
-  /** Requests come first: each transaction of a pass waits for them (README, "Requests first"). */
+  /** Requests come first: each transaction of a pass waits for them (docs/api.md, "Requests first"). */
   foreground?: Foreground;
   /** The longest that wait lasts (`FOREGROUND_WAIT_MS`; tests make it long to be deterministic). */
   foregroundWaitMs?: number;
@@ -50,7 +50,7 @@ export interface DispatcherOptions {
  * their events, so an event's effects happen exactly once even with several instances polling.
  * Fresh events are delivered many to a transaction (a bulk stock write raises a hundred at once,
  * and batch handlers take them together: a checkout's hundred price guides are recomputed once for
- * all the checkouts of a pass). Requests come first (README, "Requests first"): before each
+ * all the checkouts of a pass). Requests come first (docs/api.md, "Requests first"): before each
  * transaction the pass waits for the requests in flight, holding no transaction open meanwhile,
  * and a transaction ends early when a request came in, after the event in hand. If a transaction
  * fails, its events are delivered again one per transaction, so only the failing event is left

@@ -173,7 +173,7 @@ export interface FaultRule {
 
 /**
  * `*` stands for any characters within one path segment, `**` for any characters across segments,
- * `:name` for one segment (as the README writes route parameters); anything else is literal.
+ * `:name` for one segment (as the guides write route parameters); anything else is literal.
  */
 export function pathPattern(path: string): RegExp {
   let re = '';

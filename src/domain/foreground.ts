@@ -1,6 +1,6 @@
 /**
  * The process's foreground work (its API requests and pages), which background work gives way to
- * (README, "Requests first"): `idle` resolves once none is under way, or after `maxWaitMs` at the
+ * (docs/api.md, "Requests first"): `idle` resolves once none is under way, or after `maxWaitMs` at the
  * latest.
  */
 export interface Foreground {

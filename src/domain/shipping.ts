@@ -1,7 +1,7 @@
 import type { ShippingMethod } from '../store/schema.js';
 
 /**
- * Shipping prices of the demo table (README "Shipping"): each method has a price per zone between
+ * Shipping prices of the demo table (docs/api.md, "Shipping"): each method has a price per zone between
  * the seller's country and the destination country, and letters carry only a limited number of
  * articles (uninsured ones also only up to a value).
  */

@@ -17,7 +17,7 @@ import { type AfterCommit, EVENTS, type EventDispatcher } from './events.js';
 import { loadOrderView, type OrderView } from './order-views.js';
 
 /**
- * The public events (README, "Events and webhooks"): what apps hear through the feed
+ * The public events (docs/api.md, "Events and webhooks"): what apps hear through the feed
  * (`GET /events`) and webhooks. Each is derived from an outbox row by its handler, in the
  * transaction that delivers that row, so a public event exists exactly when its cause committed.
  * The data is the changed entity mapped for the receiving user as the API shows it to them, at the
@@ -273,7 +273,7 @@ export function registerUserEventHandlers(events: EventDispatcher, options: User
 
 export const FEED_PAGE = 100;
 
-/** `GET /events`: a user's events after `since`, oldest first (README, "Events and webhooks"). */
+/** `GET /events`: a user's events after `since`, oldest first (docs/api.md, "Events and webhooks"). */
 export async function readEventFeed(ctx: DomainContext, idUser: number, since: number, limit: number) {
   return userEventsAfter(ctx.database.db, idUser, since, limit);
 }

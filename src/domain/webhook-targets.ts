@@ -3,7 +3,7 @@ import { BlockList, isIP } from 'node:net';
 import type { Config } from '../config.js';
 
 /**
- * Where a webhook may be sent (README, "Events and webhooks", "Where endpoints may point"). One
+ * Where a webhook may be sent (docs/api.md, "Events and webhooks", "Where endpoints may point"). One
  * check, used when an endpoint is registered, before every delivery and for any redirect (which is
  * never followed: a 3xx is recorded as the attempt's answer): the host is resolved and every
  * address it resolves to must be public; the delivery then connects to exactly the addresses that

@@ -46,7 +46,7 @@ import {
 import type { Config } from '../config.js';
 
 /**
- * Webhooks (README, "Events and webhooks"): endpoints an app's owner registers, signed `POST`s of
+ * Webhooks (docs/api.md, "Events and webhooks"): endpoints an app's owner registers, signed `POST`s of
  * each public event, retried with exponential backoff and jitter for up to three days of
  * marketplace time, an endpoint failing for three days disabled with a system message to its
  * owner, every attempt kept for 30 days.
@@ -95,7 +95,7 @@ export function endpointSecret(serverKey: string, e: Pick<WebhookEndpoint, 'idEn
   return `whsec_${createHmac('sha256', serverKey).update(`webhook:${e.idEndpoint}:${e.salt}`).digest('base64url')}`;
 }
 
-/** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, as the README's recipe checks it. */
+/** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, as the recipe in docs/api.md checks it. */
 export function signatureHeader(secret: string, unixSeconds: number, body: string): string {
   const mac = createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex');
   return `t=${unixSeconds},v1=${mac}`;
@@ -135,7 +135,7 @@ export function checkEndpointUrl(settings: WebhookSettings, raw: string, check: 
 }
 
 /**
- * Where the endpoint points, resolved now (README, "Where endpoints may point"): refused when it
+ * Where the endpoint points, resolved now (docs/api.md, "Where endpoints may point"): refused when it
  * is, or resolves to, an address that is not public, unless private targets are allowed.
  */
 async function checkEndpointTarget(settings: WebhookSettings, url: string, check: FieldCheck) {

@@ -88,7 +88,7 @@ export function installBodyParsing(app: FastifyInstance): void {
  */
 export function checkExpect(request: FastifyRequest): void {
   const expect = request.headers.expect;
-  // An empty Expect: header is what the README (and the real API's documentation) tells clients to
+  // An empty Expect: header is what docs/api.md (and the real API's documentation) tells clients to
   // send with a large body; it expects nothing.
   if (!expect || expect.trim() === '') return;
   if (!/^\s*100-continue\s*$/i.test(expect)) {

@@ -3,14 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import type { Foreground } from '../domain/webhooks.js';
 
 /**
- * How long the process must have had no request in flight before background work starts (README,
+ * How long the process must have had no request in flight before background work starts (docs/api.md,
  * "Requests first"): longer than the gap a client leaves between one answer and its next request.
  */
 export const QUIET_MS = 2;
 
 /**
  * The requests this process is answering right now, so that background work (webhook deliveries)
- * can step aside while there are any (README, "Events and webhooks"). A request counts from its
+ * can step aside while there are any (docs/api.md, "Events and webhooks"). A request counts from its
  * first hook until its response closes, which it does however it ends (answered, failed, or the
  * client gone), so the count cannot drift.
  */

@@ -1,7 +1,7 @@
 /**
  * The methods each path takes, collected from the routes as they are registered (`onRoute`), for the
  * answers given where the router found no route for a request's method: 405 with `Allow` when the
- * path takes other methods, before the body is read (README, "Wire conventions"). Several patterns
+ * path takes other methods, before the body is read (docs/api.md, "Wire conventions"). Several patterns
  * may serve one path (a static one for GET, a parametric one for POST): their methods are joined.
  */
 export class MethodTable {

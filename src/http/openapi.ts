@@ -8,7 +8,7 @@ import { ALL_KINDS, API_PREFIX, type RouteDefinition } from './routing.js';
  * The OpenAPI 3.1 document, generated from what every route declares beside its handler
  * (`RouteOptions.schema`, `src/http/route-schema.ts`) and the entity schemas beside the mappers:
  * nothing in it is written twice. `GET /ws/v2.0/openapi.json` serves it, `cardbazaar openapi`
- * prints it, `/docs` renders it, and the contract tests check every answer the suites get against it.
+ * prints it, `/docs/api/reference` renders it, and the contract tests check every answer the suites get against it.
  */
 export type JsonObject = Record<string, unknown>;
 

@@ -5,7 +5,7 @@ import type { Services } from '../services.js';
 import { publicOrigin } from './origin.js';
 
 /**
- * The request log's wire side (README, "The request log"). What a request leaves for it is a few
+ * The request log's wire side (docs/testing-your-client.md, "The request log"). What a request leaves for it is a few
  * fields on the request object, set where the information is at hand anyway (authentication knows
  * whose request it is, the body parser has the bytes, the error renderer the code and the body);
  * the `onResponse` hook, after the answer has gone out, turns them into a row for the recorder's

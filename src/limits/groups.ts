@@ -49,7 +49,7 @@ export const MARKETPLACE_GROUPS: ReadonlySet<RequestGroup> = new Set<RequestGrou
 export const ROUTE_GROUPS: Readonly<Record<string, RequestGroup>> = {
   // Account management (reference §1.2).
   'GET /account': 'account',
-  // The event feed (an extension; README, "Events and webhooks").
+  // The event feed (an extension; docs/api.md, "Events and webhooks").
   'GET /events': 'events',
   'PUT /account/vacation': 'account',
   'PUT /account/language': 'account',

@@ -18,7 +18,7 @@ export const retryAfterSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000
 
 /**
  * The refusal as spec §7 words it: the description is exactly "Slow Down", which clients may match
- * whole; how long to wait is in Retry-After, the limit in the README.
+ * whole; how long to wait is in Retry-After, the limit in docs/api.md.
  */
 export function slowDown(retryAfterMs: number): ApiError {
   return new ApiError(503, 'Slow Down', {

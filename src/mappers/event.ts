@@ -6,7 +6,7 @@ export const EventSchema = Type.Object(
   {
     idEvent: Type.Integer({ minimum: 1 }),
     type: Type.String({
-      description: 'The kind, e.g. `order.stateChanged` (README, "Events and webhooks").',
+      description: 'The kind, e.g. `order.stateChanged` (docs/api.md, "Events and webhooks").',
     }),
     created: TimestampSchema,
     idUser: Type.Integer({ minimum: 1 }),
@@ -19,7 +19,7 @@ export const EventSchema = Type.Object(
 );
 
 /**
- * The Event entity (an extension; README, "Events and webhooks"): `idEvent, type, created,
+ * The Event entity (an extension; docs/api.md, "Events and webhooks"): `idEvent, type, created,
  * idUser, data`, where `data` holds the changed entity as the API shows it to that user. The data
  * is stored mapped, as it was when the event happened, with money kept as cents so that XML still
  * writes two decimals and JSON a number.

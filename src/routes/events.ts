@@ -8,7 +8,7 @@ import { EventSchema, mapEvent } from '../mappers/event.js';
 import type { Services } from '../services.js';
 
 /**
- * The event feed (an extension; README, "Events and webhooks"): the caller's events after
+ * The event feed (an extension; docs/api.md, "Events and webhooks"): the caller's events after
  * `since`, oldest first, at most `maxResults` (default and at most 100). 206 while more follow
  * (`Content-Range: 0-(n-1)/remaining`), 200 for the rest, 204 when there is nothing new: a client
  * asks again with the last `idEvent` it saw.

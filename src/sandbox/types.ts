@@ -53,7 +53,7 @@ export interface SandboxOptions {
   /** 0 (any free port) by default. */
   port?: number;
   host?: string;
-  /** More settings by environment variable name (README, "Configuration"), e.g. `{ LIMITS_ENABLED: 'false' }`. */
+  /** More settings by environment variable name (docs/running-a-marketplace.md, "Settings"), e.g. `{ LIMITS_ENABLED: 'false' }`. */
   env?: Record<string, string>;
 }
 

@@ -83,7 +83,7 @@ async function demoApp(services: Services, idUser: number, kind: AppKind, name: 
   return (await createApp(services, { idUser, kind, name, callbackUrl })).app;
 }
 
-/** The demo accounts' website password (sandbox only; README, "Demo data"). */
+/** The demo accounts' website password (sandbox only; docs/testing-your-client.md, "The demo data"). */
 export const DEMO_PASSWORD = 'cardbazaar-demo';
 
 /**

@@ -566,7 +566,7 @@ export interface FaultsTable {
 }
 
 /**
- * One API request as the request log keeps it (README, "The request log"). Never a secret or a
+ * One API request as the request log keeps it (docs/testing-your-client.md, "The request log"). Never a secret or a
  * signature: `authorization` and `query` are stored without `oauth_signature`. The failure columns
  * (`origin` … `baseString`) are filled only for answers of 400 and above.
  */
@@ -594,7 +594,7 @@ export interface RequestLogTable {
   baseString: string | null;
 }
 
-/** A public event one user receives (README, "Events and webhooks"). */
+/** A public event one user receives (docs/api.md, "Events and webhooks"). */
 export interface UserEventsTable {
   idEvent: Generated<number>;
   idUser: number;

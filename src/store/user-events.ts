@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { preparedBySize } from './prepared.js';
 import type { UserEvent } from './schema.js';
 
-/** The public events users receive (README, "Events and webhooks"). */
+/** The public events users receive (docs/api.md, "Events and webhooks"). */
 
 export interface NewUserEvent {
   idUser: number;

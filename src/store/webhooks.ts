@@ -3,7 +3,7 @@ import type { Database, Executor } from './db.js';
 import { preparedBySize } from './prepared.js';
 import type { UserEvent, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './schema.js';
 
-/** Webhook endpoints, their deliveries and attempts (README, "Events and webhooks"). */
+/** Webhook endpoints, their deliveries and attempts (docs/api.md, "Events and webhooks"). */
 
 export async function insertEndpoint(
   db: Executor,

@@ -27,7 +27,7 @@ import { cookieOptions, CSRF_COOKIE, sessionHook, websiteCookieSecret } from './
 import { pageHeaders } from './headers.js';
 
 /**
- * The website: server-rendered pages for people (README, "The website"). One encapsulated Fastify
+ * The website: server-rendered pages for people (docs/using-the-website.md). One encapsulated Fastify
  * plugin, so what it adds runs on its own routes only: form bodies, cookies, sessions, CSRF checks
  * and HTML errors never touch an API request (`/ws/...` keeps XML bodies, its error body, and its
  * speed). Page groups are one module each (`accounts.ts`, `profile.ts`, `authorize.ts`, …): small

@@ -38,7 +38,7 @@ function requestNumber(text: string): number {
 }
 
 /**
- * The request log and the signature debugger (README, "The request log", "The signature
+ * The request log and the signature debugger (docs/testing-your-client.md, "The request log", "The signature
  * debugger"): a user's own API requests, newest first, each openable in full, and the server's
  * signature check laid out step by step for a request typed in or taken from the log. Another
  * user's request is 404, like one that does not exist.

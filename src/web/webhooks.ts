@@ -30,7 +30,7 @@ function postedKinds(request: FastifyRequest): string[] {
 }
 
 /**
- * Webhook endpoints on the profile (README, "Events and webhooks"): add one to an app, see its
+ * Webhook endpoints on the profile (docs/api.md, "Events and webhooks"): add one to an app, see its
  * secret and attempts, enable, disable, delete, send a delivery again. The same domain functions
  * as `cardbazaar webhook …`.
  */

@@ -3,7 +3,10 @@ import { it } from 'node:test';
 import { describeUnless } from '../helpers.js';
 import { NO_BROWSER, useBrowser } from './harness.js';
 
-/** `/docs` in Chromium: Redoc, served by cardbazaar itself, renders the document's operations. */
+/**
+ * `/docs/api/reference` in Chromium: Redoc, served by cardbazaar itself, renders the document's
+ * operations; the reference's old deep links (`/docs#tag/…`, from when it was `/docs`) land there.
+ */
 describeUnless(NO_BROWSER, 'the API reference in a browser', () => {
   const ctx = useBrowser('docs');
 
@@ -31,7 +34,7 @@ describeUnless(NO_BROWSER, 'the API reference in a browser', () => {
       )
         outside.push(r.url());
     });
-    await page.goto(`${server.url}/docs`);
+    await page.goto(`${server.url}/docs/api/reference`);
     await page
       .getByRole('heading', { name: 'Signing a request (OAuth 1.0, HMAC-SHA1)' })
       .waitFor({ timeout: 120_000 });
@@ -39,7 +42,11 @@ describeUnless(NO_BROWSER, 'the API reference in a browser', () => {
     const operation = page.getByRole('heading', { name: 'The account of the user the app acts for' });
     await operation.first().scrollIntoViewIfNeeded({ timeout: 60_000 });
     assert.equal(await operation.first().isVisible(), true);
+    // An old link, from when the reference was /docs: sent on, fragment and all.
     await page.goto(`${server.url}/docs#tag/account/operation/getAccount`);
+    await page.waitForURL(`${server.url}/docs/api/reference#tag/account/operation/getAccount`, {
+      timeout: 60_000,
+    });
     await operation.first().waitFor({ timeout: 60_000 });
     // Its recorded example (docs/openapi-examples.json): the signed request, and the demo seller's
     // account as the answer, in the panel beside the operation.

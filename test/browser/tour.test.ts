@@ -30,7 +30,8 @@ import {
 /** GET routes that are no page a person reads, and why. */
 const NOT_PAGES: Record<string, string> = {
   '/assets/*': 'the stylesheet and scripts',
-  '/docs/assets/*': "Redoc's bundle for /docs",
+  '/docs/assets/*': "Redoc's bundle for the API reference",
+  '/docs/images/*': "the guides' pictures",
   '/stock/file.csv': 'a download (the stock file), not a page',
   '/healthz': "the operator's health check",
   '*': 'the not-found answer for any other path',
@@ -197,9 +198,12 @@ describeUnless(NO_BROWSER, 'a tour of every page at desktop and phone size', () 
       { route: '/password/forgot', path: '/password/forgot', as: null },
       { route: '/password/reset/:token', path: `/password/reset/${reset.token}`, as: null },
       { route: '/signature-debugger', path: '/signature-debugger', as: null },
+      { route: '/docs', path: '/docs', as: null },
+      // The longest guide, with the widest tables, pictures and the settings table.
+      { route: '/docs/:guide', path: '/docs/running-a-marketplace', as: null },
       {
-        route: '/docs',
-        path: '/docs',
+        route: '/docs/api/reference',
+        path: '/docs/api/reference',
         as: null,
         drawn: 'Signing a request (OAuth 1.0, HMAC-SHA1)',
       },

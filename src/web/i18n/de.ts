@@ -16,6 +16,18 @@ export const de = {
 
   'docs.title': 'API-Referenz',
   'docs.noscript': 'Die Referenz braucht JavaScript. Das OpenAPI-Dokument, das sie zeigt, liegt hier:',
+  'docs.indexTitle': 'Dokumentation',
+  'docs.indexIntro': 'Ein Leitfaden für jede Art von Leser und das, was er vorhat, und die Referenz der API.',
+  'docs.englishOnly': 'Die Leitfäden sind auf Englisch geschrieben.',
+  'docs.guidesHeading': 'Leitfäden',
+  'docs.referencesHeading': 'Referenz',
+  'docs.referenceText':
+    'Jede Ressource der API, wie man eine Anfrage signiert, und ein aufgezeichnetes Beispiel für jede (braucht JavaScript).',
+  'docs.openapi': 'Das OpenAPI-3.1-Dokument',
+  'docs.openapiText': 'Dieselbe Beschreibung als JSON, für API-Werkzeuge.',
+  'docs.guideTitle': '{title}',
+  'docs.allGuides': 'Alle Leitfäden',
+  'home.docs': 'Die Dokumentation: Leitfäden, die API-Referenz',
 
   'home.title': 'Willkommen',
   'home.heading': 'Ein Sammelkarten-Marktplatz, den Sie selbst betreiben können',
@@ -25,7 +37,6 @@ export const de = {
   'home.toProfile': 'Zu Ihrem Profil',
   'home.apiHeading': 'Die API',
   'home.apiText': 'Client-Programme signieren ihre Anfragen mit OAuth 1.0 für diese Basisadresse:',
-  'home.docs': 'Die API-Referenz: jede Ressource, das Signieren, Beispiele',
   'home.debugger': 'Der Signatur-Debugger: warum eine Anfrage 401 bekam',
 
   'field.username': 'Benutzername',

@@ -15,6 +15,19 @@ export const en = {
 
   'docs.title': 'API reference',
   'docs.noscript': 'The reference needs JavaScript. The OpenAPI document it shows is here:',
+  'docs.indexTitle': 'Documentation',
+  'docs.indexIntro':
+    'One guide for each kind of reader and what they came to do, and the reference of the API.',
+  'docs.englishOnly': 'The guides are written in English.',
+  'docs.guidesHeading': 'Guides',
+  'docs.referencesHeading': 'Reference',
+  'docs.referenceText':
+    'Every resource of the API, how to sign a request, and a recorded example of each (needs JavaScript).',
+  'docs.openapi': 'The OpenAPI 3.1 document',
+  'docs.openapiText': 'The same description as JSON, for API tools.',
+  'docs.guideTitle': '{title}',
+  'docs.allGuides': 'All guides',
+  'home.docs': 'The documentation: guides, the API reference',
 
   'home.title': 'Welcome',
   'home.heading': 'A trading-card marketplace you can run yourself',
@@ -24,7 +37,6 @@ export const en = {
   'home.toProfile': 'Go to your profile',
   'home.apiHeading': 'The API',
   'home.apiText': 'Client programs sign their requests with OAuth 1.0 against this base address:',
-  'home.docs': 'The API reference: every resource, how to sign, examples',
   'home.debugger': 'The signature debugger: why a request answered 401',
 
   'field.username': 'Username',

@@ -5,6 +5,7 @@
  */
 
 export const errorsEn = {
+  'errors.no_such_guide': 'There is no guide “{name}”.',
   'errors.page_invalid': '“{value}” is not a page number (1 to {max}).',
   'errors.link_id_invalid': '“{value}” is not an id: choose from the list on the stock file page.',
   'errors.no_such_game': 'There is no game {id}.',
@@ -122,6 +123,7 @@ export const errorsEn = {
 type ErrorTexts = Record<keyof typeof errorsEn, string>;
 
 export const errorsFr: ErrorTexts = {
+  'errors.no_such_guide': 'Il n’y a pas de guide « {name} ».',
   'errors.page_invalid': '« {value} » n’est pas un numéro de page (1 à {max}).',
   'errors.link_id_invalid':
     '« {value} » n’est pas un identifiant : choisissez dans la liste de la page du fichier de stock.',
@@ -246,6 +248,7 @@ export const errorsFr: ErrorTexts = {
 };
 
 export const errorsDe: ErrorTexts = {
+  'errors.no_such_guide': 'Es gibt keinen Leitfaden „{name}“.',
   'errors.page_invalid': '„{value}“ ist keine Seitenzahl (1 bis {max}).',
   'errors.link_id_invalid':
     '„{value}“ ist keine Kennung: Wählen Sie aus der Liste auf der Seite der Bestandsdatei.',
@@ -376,6 +379,7 @@ export const errorsDe: ErrorTexts = {
 };
 
 export const errorsEs: ErrorTexts = {
+  'errors.no_such_guide': 'No hay ninguna guía «{name}».',
   'errors.page_invalid': '«{value}» no es un número de página (1 a {max}).',
   'errors.link_id_invalid':
     '«{value}» no es un identificador: elige de la lista en la página del archivo de stock.',
@@ -498,6 +502,7 @@ export const errorsEs: ErrorTexts = {
 };
 
 export const errorsIt: ErrorTexts = {
+  'errors.no_such_guide': 'Non esiste la guida «{name}».',
   'errors.page_invalid': '«{value}» non è un numero di pagina (da 1 a {max}).',
   'errors.link_id_invalid':
     '«{value}» non è un identificativo: scegli dall’elenco nella pagina del file di magazzino.',

@@ -16,6 +16,18 @@ export const es = {
 
   'docs.title': 'Referencia de la API',
   'docs.noscript': 'La referencia necesita JavaScript. El documento OpenAPI que muestra está aquí:',
+  'docs.indexTitle': 'Documentación',
+  'docs.indexIntro': 'Una guía para cada tipo de lector y lo que viene a hacer, y la referencia de la API.',
+  'docs.englishOnly': 'Las guías están escritas en inglés.',
+  'docs.guidesHeading': 'Guías',
+  'docs.referencesHeading': 'Referencia',
+  'docs.referenceText':
+    'Cada recurso de la API, cómo firmar una petición y un ejemplo grabado de cada uno (necesita JavaScript).',
+  'docs.openapi': 'El documento OpenAPI 3.1',
+  'docs.openapiText': 'La misma descripción en JSON, para las herramientas de API.',
+  'docs.guideTitle': '{title}',
+  'docs.allGuides': 'Todas las guías',
+  'home.docs': 'La documentación: las guías, la referencia de la API',
 
   'home.title': 'Bienvenido',
   'home.heading': 'Un mercado de cartas coleccionables que puedes alojar tú mismo',
@@ -25,7 +37,6 @@ export const es = {
   'home.toProfile': 'Ir a tu perfil',
   'home.apiHeading': 'La API',
   'home.apiText': 'Los programas cliente firman sus peticiones con OAuth 1.0 para esta dirección base:',
-  'home.docs': 'La referencia de la API: cada recurso, cómo firmar, ejemplos',
   'home.debugger': 'El depurador de firmas: por qué una petición recibió 401',
 
   'field.username': 'Nombre de usuario',

@@ -16,6 +16,19 @@ export const fr = {
 
   'docs.title': 'Référence de l’API',
   'docs.noscript': 'La référence a besoin de JavaScript. Le document OpenAPI qu’elle affiche est ici :',
+  'docs.indexTitle': 'Documentation',
+  'docs.indexIntro':
+    'Un guide pour chaque type de lecteur et ce qu’il vient faire, et la référence de l’API.',
+  'docs.englishOnly': 'Les guides sont rédigés en anglais.',
+  'docs.guidesHeading': 'Guides',
+  'docs.referencesHeading': 'Référence',
+  'docs.referenceText':
+    'Chaque ressource de l’API, comment signer une requête, et un exemple enregistré de chacune (nécessite JavaScript).',
+  'docs.openapi': 'Le document OpenAPI 3.1',
+  'docs.openapiText': 'La même description en JSON, pour les outils d’API.',
+  'docs.guideTitle': '{title}',
+  'docs.allGuides': 'Tous les guides',
+  'home.docs': 'La documentation : les guides, la référence de l’API',
 
   'home.title': 'Bienvenue',
   'home.heading': 'Un marché de cartes à collectionner que vous pouvez héberger vous-même',
@@ -25,7 +38,6 @@ export const fr = {
   'home.toProfile': 'Aller à votre profil',
   'home.apiHeading': 'L’API',
   'home.apiText': 'Les programmes clients signent leurs requêtes avec OAuth 1.0 pour cette adresse de base :',
-  'home.docs': 'La référence de l’API : chaque ressource, la signature, des exemples',
   'home.debugger': 'Le débogueur de signature : pourquoi une requête a reçu 401',
 
   'field.username': 'Nom d’utilisateur',

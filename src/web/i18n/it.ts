@@ -16,6 +16,19 @@ export const it = {
 
   'docs.title': 'Riferimento dell’API',
   'docs.noscript': 'Il riferimento richiede JavaScript. Il documento OpenAPI che mostra è qui:',
+  'docs.indexTitle': 'Documentazione',
+  'docs.indexIntro':
+    'Una guida per ogni tipo di lettore e per ciò che viene a fare, e il riferimento dell’API.',
+  'docs.englishOnly': 'Le guide sono scritte in inglese.',
+  'docs.guidesHeading': 'Guide',
+  'docs.referencesHeading': 'Riferimento',
+  'docs.referenceText':
+    'Ogni risorsa dell’API, come firmare una richiesta e un esempio registrato di ciascuna (richiede JavaScript).',
+  'docs.openapi': 'Il documento OpenAPI 3.1',
+  'docs.openapiText': 'La stessa descrizione in JSON, per gli strumenti delle API.',
+  'docs.guideTitle': '{title}',
+  'docs.allGuides': 'Tutte le guide',
+  'home.docs': 'La documentazione: le guide, il riferimento dell’API',
 
   'home.title': 'Benvenuto',
   'home.heading': 'Un mercato di carte collezionabili che puoi gestire da solo',
@@ -25,7 +38,6 @@ export const it = {
   'home.toProfile': 'Vai al tuo profilo',
   'home.apiHeading': 'L’API',
   'home.apiText': 'I programmi client firmano le loro richieste con OAuth 1.0 per questo indirizzo di base:',
-  'home.docs': 'Il riferimento dell’API: ogni risorsa, come firmare, esempi',
   'home.debugger': 'Il debugger delle firme: perché una richiesta ha ricevuto 401',
 
   'field.username': 'Nome utente',
