@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import Fastify, {
   type FastifyBaseLogger,
@@ -13,7 +14,7 @@ import { authenticationHook } from './auth/authenticate.js';
 import { ApiError } from './errors.js';
 import { checkExpect, EXPECT_LIMIT, installBodyParsing } from './http/body.js';
 import { clientErrorHandlerFor, type PathMethods, rawErrorResponse } from './http/client-errors.js';
-import { installConnectionCap, timeoutOptions } from './http/connections.js';
+import { capConnections, installConnectionCap, timeoutOptions } from './http/connections.js';
 import { countUntilClosed } from './http/in-flight.js';
 import { resetAfterRestore, SandboxControl } from './http/control.js';
 import { setCorsHeaders } from './http/cors.js';
@@ -24,6 +25,7 @@ import { rewriteFormatSegment } from './http/format.js';
 import { sendError } from './http/reply.js';
 import { API_PREFIX, type RouteConfig, type Router as ApiRouter, Router } from './http/routing.js';
 import { installRequestLog } from './http/request-log.js';
+import { movedHostCheck } from './http/live-hosts.js';
 import { installVersions, oldBaseAddressCheck } from './http/versions.js';
 import { limitHooks } from './limits/hook.js';
 import { installLimitsOperator } from './limits/operator.js';
@@ -51,6 +53,16 @@ const nextRequestId = () => {
         .padStart(6, '0');
   return requestIdHead + LAST_TWO_DIGITS[last]!;
 };
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Answers on another server too: the https listener (TLS_PORT), made with `app.routing` as its
+     * request handler, gets the Expect and CONNECT handling, the timeouts and the connection cap.
+     */
+    alsoServeOn(server: HttpsServer): void;
+  }
+}
 
 export interface BuildOptions {
   /** Registers the API's routes; tests of cross-cutting rules (limits) pass routes of their own. */
@@ -137,31 +149,48 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     if (!isApiPath(route.url)) otherMethods.add(route.method, route.url);
   });
 
-  // Node answers `Expect: 100-continue` by itself unless someone listens for it: listen, and let a
-  // large body's request reach the 417 below before the client sends the body.
-  app.server.on('checkContinue', (req, res) => {
-    const length = Number(req.headers['content-length']);
-    if (length <= EXPECT_LIMIT) res.writeContinue();
-    app.server.emit('request', req, res);
-  });
+  /**
+   * What a server the app answers on needs beside Fastify's router, for its own (`app.server`) and
+   * for the https listener (`alsoServeOn`, TLS_PORT): the Expect and CONNECT handling below.
+   */
+  const wireServer = (server: HttpServer | HttpsServer) => {
+    // Node answers `Expect: 100-continue` by itself unless someone listens for it: listen, and let a
+    // large body's request reach the 417 below before the client sends the body.
+    server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+      const length = Number(req.headers['content-length']);
+      if (length <= EXPECT_LIMIT) res.writeContinue();
+      server.emit('request', req, res);
+    });
 
-  // Node answers an Expect other than 100-continue with a bare 417 of its own (no body, no CORS
-  // headers), even an empty one: hand every such request to the app, where `checkExpect` decides.
-  app.server.on('checkExpectation', (req, res) => {
-    app.server.emit('request', req, res);
-  });
-  // CONNECT is no method of any resource here (this is no proxy); Node would drop the connection.
-  app.server.on('connect', (req: IncomingMessage, socket: Duplex) => {
-    const allowed = allowedForUrl(req.url ?? '/') ?? 'OPTIONS';
-    socket.on('error', () => {});
-    socket.end(
-      rawErrorResponse(
-        405,
-        `CONNECT is not allowed on this resource; it accepts ${allowed}.`,
-        { ...hsts, Allow: allowed, 'Access-Control-Allow-Methods': allowed },
-        /\/output\.json(\/|$)/.test(req.url ?? '') ? 'json' : 'xml',
-      ),
-    );
+    // Node answers an Expect other than 100-continue with a bare 417 of its own (no body, no CORS
+    // headers), even an empty one: hand every such request to the app, where `checkExpect` decides.
+    server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+      server.emit('request', req, res);
+    });
+    // CONNECT is no method of any resource here (this is no proxy); Node would drop the connection.
+    server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+      const allowed = allowedForUrl(req.url ?? '/') ?? 'OPTIONS';
+      socket.on('error', () => {});
+      socket.end(
+        rawErrorResponse(
+          405,
+          `CONNECT is not allowed on this resource; it accepts ${allowed}.`,
+          { ...hsts, Allow: allowed, 'Access-Control-Allow-Methods': allowed },
+          /\/output\.json(\/|$)/.test(req.url ?? '') ? 'json' : 'xml',
+        ),
+      );
+    });
+  };
+  wireServer(app.server);
+  app.decorate('alsoServeOn', (server: HttpsServer) => {
+    wireServer(server);
+    server.on('clientError', clientErrorHandlerFor(hsts, methodsOf));
+    const timeouts = timeoutOptions(config);
+    server.keepAliveTimeout = timeouts.keepAliveTimeout;
+    server.requestTimeout = timeouts.requestTimeout;
+    server.headersTimeout = timeouts.http.headersTimeout!;
+    server.setTimeout(timeouts.connectionTimeout);
+    capConnections(server, config, 'secureConnection', hsts);
   });
 
   installConnectionCap(app, config, hsts);
@@ -176,10 +205,11 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
 
   // What every request goes through first, in this order, as one hook (each hook Fastify runs costs
   // its iteration on every request): counted in flight until its response closes, the CORS headers
-  // (so any answer has them), an old base address, the Expect header, then the sandbox's control
+  // (so any answer has them), the moved live host (sandbox), an old base address, the Expect header, then the sandbox's control
   // rows (not for the health check, which answers for itself whatever state the database is in).
   const countInFlight = countUntilClosed(services.requestsInFlight);
   const oldBaseAddress = oldBaseAddressCheck(config, services.wallClock);
+  const movedHost = movedHostCheck(config);
   // A request no route takes (a path nobody serves, or a method its path does not take: QUERY,
   // FOO, PROPFIND…) is answered here, before its body is read or its Content-Type looked at.
   app.addHook('onRequest', (request, reply, done) => {
@@ -187,6 +217,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     setCorsHeaders(reply);
     if (hstsValue) reply.header('strict-transport-security', hstsValue);
     try {
+      // LIVE_HOST_MOVED: the old live host answers 410 as the live one does, whatever is asked.
+      if (movedHost !== undefined) movedHost(request);
       if (oldBaseAddress) oldBaseAddress(request, reply);
       checkExpect(request);
     } catch (err) {

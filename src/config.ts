@@ -3,6 +3,22 @@ import { REQUEST_GROUP_NAMES } from './limits/groups.js';
 import { parseDuration } from './clock.js';
 
 /**
+ * The hosts the live API has answered on, newest first (reference §6): `apiv2.cardmarket.com` since
+ * the move of 30 January 2026, `api.cardmarket.com` before it, the abandoned sandbox, and the 1.x
+ * hosts. Clients with the host built in sign for one of them.
+ */
+export const LIVE_HOST_NAMES = [
+  'apiv2.cardmarket.com',
+  'api.cardmarket.com',
+  'sandbox.cardmarket.com',
+  'www.mkmapi.eu',
+  'sandbox.mkmapi.eu',
+] as const;
+
+/** The host the live API left for apiv2 (LIVE_HOST_MOVED). */
+export const MOVED_LIVE_HOST = 'api.cardmarket.com';
+
+/**
  * Every configuration value, spelled once: its environment variable, its command-line flag,
  * its default and its parser. The CLI builds its flags from this table and the settings table of
  * docs/running-a-marketplace.md lists it,
@@ -78,6 +94,17 @@ export interface Config {
   /** Webhooks (docs/api.md, "Events and webhooks"): endpoints on private addresses in production; the answer's time limit. */
   webhookAllowPrivate: boolean;
   webhookTimeoutMs: number;
+  /**
+   * Hosts whose `https://host` signatures verify beside the server's own URL (sandbox only; empty in
+   * production). Lower-case host names, no scheme or port.
+   */
+  liveHosts: string[];
+  /** Sandbox: `api.cardmarket.com` answers 410 as the live one has since the move to apiv2. */
+  liveHostMoved: boolean;
+  /** Sandbox: also listen on https on this port, with the certificate in `tlsDir`; unset: no https. */
+  tlsPort: number | undefined;
+  /** Where `tls init` writes the authority and certificate and the https listener reads them; unset: `tls` in the data folder. */
+  tlsDir: string | undefined;
 }
 
 interface Setting<K extends keyof Config> {
@@ -616,6 +643,52 @@ export const SETTINGS = [
     default: '10s',
     parse: duration(100),
   }),
+  setting({
+    key: 'liveHosts',
+    env: 'LIVE_HOSTS',
+    flag: '--live-hosts',
+    description:
+      "Sandbox: comma-separated hosts a client may have signed its requests for instead of the server's own address (`https://HOST/ws/…`, no port), as clients with the live host built in do; empty turns it off. Never in production.",
+    default: LIVE_HOST_NAMES.join(','),
+    parse: (raw) =>
+      list(raw).map((u) => {
+        const host = u
+          .replace(/^[a-z]+:\/\//i, '')
+          .replace(/\/.*$/, '')
+          .toLowerCase();
+        if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(host)) {
+          throw new ConfigError(`"${u}" is not a host name (e.g. apiv2.cardmarket.com)`);
+        }
+        return host;
+      }),
+  }),
+  setting({
+    key: 'liveHostMoved',
+    env: 'LIVE_HOST_MOVED',
+    flag: '--live-host-moved',
+    description:
+      'Sandbox: requests for `api.cardmarket.com` answer 410 "Please switch to https://apiv2.cardmarket.com", as the live host has since the move to apiv2, so a client can test its migration.',
+    default: 'false',
+    parse: bool,
+  }),
+  setting({
+    key: 'tlsPort',
+    env: 'TLS_PORT',
+    flag: '--tls-port',
+    description:
+      'Sandbox: also listen on https on this port (0: any free port), with the certificate `cardbazaar tls init` made in TLS_DIR. Unset: no https.',
+    default: undefined,
+    parse: (raw) => (raw === '' ? undefined : int(0, 65535)(raw)),
+  }),
+  setting({
+    key: 'tlsDir',
+    env: 'TLS_DIR',
+    flag: '--tls-dir',
+    description:
+      'Where `cardbazaar tls init` writes the local certificate authority and the server certificate, and where the https listener reads them. Unset: a `tls` folder beside the SQLite file (`./data/tls` otherwise).',
+    default: undefined,
+    parse: optional,
+  }),
 ] as const;
 
 /**
@@ -648,6 +721,22 @@ export function loadConfig(
       throw new ConfigError('production mode needs PUBLIC_BASE_URL (the address clients sign)');
     }
     config.demoData = false;
+    // Sandbox helpers for clients with the live host built in: an explicit request for one is a
+    // mistake worth stopping for; the default list is simply not applied.
+    const explicit = (key: keyof Config) =>
+      flags[key] !== undefined || env[SETTINGS.find((s) => s.key === key)!.env] !== undefined;
+    if (explicit('liveHosts') && config.liveHosts.length > 0) {
+      throw new ConfigError(
+        'LIVE_HOSTS is for the sandbox only: production checks signatures against PUBLIC_BASE_URL alone',
+      );
+    }
+    if (config.liveHostMoved) throw new ConfigError('LIVE_HOST_MOVED is for the sandbox only');
+    if (config.tlsPort !== undefined) {
+      throw new ConfigError(
+        'TLS_PORT is for the sandbox only (its certificate comes from a local authority): in production, terminate TLS in a reverse proxy',
+      );
+    }
+    config.liveHosts = [];
   }
   if (config.workers > 1 && /^(sqlite:)?:memory:$/i.test(config.databaseUrl)) {
     throw new ConfigError(

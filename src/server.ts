@@ -11,6 +11,8 @@ import { seedDemo } from './seed/index.js';
 import { sandboxDocument } from './sandbox/document.js';
 import type { SandboxDocument } from './sandbox/types.js';
 import { createServices, type ServiceOverrides, type Services } from './services.js';
+import { listenTls, type TlsListener } from './http/tls-listener.js';
+import { loadServerCertificate, tlsDirOf } from './sandbox/tls-files.js';
 import { countUsers, findUserByUsername } from './store/users.js';
 import { serveWorkers } from './workers.js';
 
@@ -18,6 +20,8 @@ export interface RunningServer {
   app: FastifyInstance;
   services: Services;
   url: string;
+  /** `https://host:port` of the https listener (TLS_PORT), when there is one. */
+  httpsUrl: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -32,6 +36,12 @@ export async function startServer(
   /** One of `serve --workers N`'s processes (src/workers.ts), or undefined: the only one. */
   worker?: WorkerRole,
 ): Promise<RunningServer> {
+  // Read before anything starts, so a missing certificate stops the start with what to do.
+  let tlsCredentials: { key: string; cert: string } | undefined;
+  if (config.tlsPort !== undefined) {
+    if (config.mode !== 'sandbox') throw new ConfigError('TLS_PORT is for the sandbox only');
+    tlsCredentials = loadServerCertificate(tlsDirOf(config));
+  }
   const services = await createServices(config, overrides);
   try {
     // The primary of several workers loaded the demo data before starting them.
@@ -46,7 +56,18 @@ export async function startServer(
     await app.listen({ host: config.host, port: config.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
-    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    const hostInUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const url = `http://${hostInUrl}:${port}`;
+    let tls: TlsListener | undefined;
+    if (tlsCredentials) {
+      try {
+        tls = await listenTls(app, config, tlsCredentials, config.tlsPort!);
+      } catch (err) {
+        await app.close();
+        throw err;
+      }
+    }
+    const httpsUrl = tls ? `https://${hostInUrl}:${tls.port}` : undefined;
     // Jobs that one process does for all: the first worker (a replacement of it takes them over).
     // Event and webhook delivery and the reservation sweep claim their rows, so every worker runs them.
     const first = !worker || worker.index === 0;
@@ -60,15 +81,20 @@ export async function startServer(
         )
       : async () => {};
     if (worker) {
-      worker.listening(url);
-      return { app, services, url, stop: stopper(app, services, stopSweeper, stopPriceGuide) };
+      worker.listening(url, httpsUrl);
+      return { app, services, url, httpsUrl, stop: stopper(app, services, stopSweeper, stopPriceGuide, tls) };
     }
     if (config.mode === 'sandbox' && config.demoData) await printDemoCredentials(services, url, out);
     out(
       `cardbazaar (${config.mode}) listening on ${url}/ws/v2.0 (website: ${url}/) — data in ${services.database.location}`,
     );
+    if (httpsUrl) {
+      out(
+        `  and on ${httpsUrl}/ws/v2.0 with the certificate in ${tlsDirOf(config)} (clients trust its ca.pem: \`cardbazaar tls trust\`)`,
+      );
+    }
 
-    return { app, services, url, stop: stopper(app, services, stopSweeper, stopPriceGuide) };
+    return { app, services, url, httpsUrl, stop: stopper(app, services, stopSweeper, stopPriceGuide, tls) };
   } catch (err) {
     await services.close();
     throw err;
@@ -79,8 +105,8 @@ export async function startServer(
 export interface WorkerRole {
   /** 0 to N-1; a worker started in place of one that died takes its index. */
   index: number;
-  /** Called once the worker listens (the primary prints the banner when all have). */
-  listening(url: string): void;
+  /** Called once the worker listens (the primary prints the banner when all have); `httpsUrl` with TLS_PORT. */
+  listening(url: string, httpsUrl: string | undefined): void;
 }
 
 function stopper(
@@ -88,11 +114,12 @@ function stopper(
   services: Services,
   stopSweeper: () => Promise<void>,
   stopPriceGuide: () => Promise<void>,
+  tls: TlsListener | undefined,
 ): () => Promise<void> {
   let stopping: Promise<void> | undefined;
   return () => {
     stopping ??= (async () => {
-      await app.close();
+      await Promise.all([tls?.close(), app.close()]);
       await stopSweeper();
       await stopPriceGuide();
       await services.close();
@@ -212,6 +239,7 @@ export async function serveForever(config: Config, options: ServeOptions = {}): 
       server.services,
       server.url,
       server.services.database.location,
+      server.httpsUrl,
     );
     process.stdout.write(`${JSON.stringify(document)}\n`);
   }

@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import pino from 'pino';
 import { type Config, ConfigError } from './config.js';
 import { sandboxDocument } from './sandbox/document.js';
+import { loadServerCertificate, tlsDirOf } from './sandbox/tls-files.js';
 import { prepareSandbox, printDemoCredentials, type ServeOptions, startServer } from './server.js';
 import { createServices } from './services.js';
 
@@ -20,7 +21,7 @@ import { createServices } from './services.js';
  */
 
 /** Messages between the primary and a worker. */
-type FromWorker = { cardbazaar: 'listening'; url: string };
+type FromWorker = { cardbazaar: 'listening'; url: string; httpsUrl?: string };
 type ToWorker = { cardbazaar: 'stop' };
 
 /** A worker that dies this soon after it started, this often in a row, is not started again. */
@@ -47,7 +48,8 @@ async function runWorker(config: Config): Promise<void> {
     { log },
     {
       index,
-      listening: (url) => process.send?.({ cardbazaar: 'listening', url } satisfies FromWorker),
+      listening: (url, httpsUrl) =>
+        process.send?.({ cardbazaar: 'listening', url, httpsUrl } satisfies FromWorker),
     },
   );
   let stopping = false;
@@ -80,6 +82,8 @@ async function runPrimary(config: Config, options: ServeOptions): Promise<void> 
     );
   }
   const say = json ? (line: string) => void process.stderr.write(`${line}\n`) : console.log;
+  // A missing certificate stops the start here, with what to do, rather than in every worker.
+  if (config.tlsPort !== undefined) loadServerCertificate(tlsDirOf(config));
   // Migrations and the demo data once, before any worker opens the database.
   const services = await createServices(
     config,
@@ -103,6 +107,7 @@ async function runPrimary(config: Config, options: ServeOptions): Promise<void> 
   });
   const listening = new Set<number>();
   let url = '';
+  let httpsUrl: string | undefined;
 
   const fork = (index: number) => {
     const worker = cluster.fork({ CARDBAZAAR_WORKER_INDEX: String(index) });
@@ -111,6 +116,7 @@ async function runPrimary(config: Config, options: ServeOptions): Promise<void> 
     worker.on('message', (m: FromWorker) => {
       if (m?.cardbazaar !== 'listening') return;
       url = m.url;
+      httpsUrl = m.httpsUrl;
       if (listening.has(index)) {
         say(`worker ${index} (pid ${worker.process.pid}) started again`);
         return;
@@ -190,7 +196,7 @@ async function runPrimary(config: Config, options: ServeOptions): Promise<void> 
   }
   if (json) {
     process.stdout.write(
-      `${JSON.stringify(await sandboxDocument(services, url, services.database.location))}\n`,
+      `${JSON.stringify(await sandboxDocument(services, url, services.database.location, httpsUrl))}\n`,
     );
   } else if (config.mode === 'sandbox' && config.demoData) {
     await printDemoCredentials(services, url, say);
@@ -198,5 +204,7 @@ async function runPrimary(config: Config, options: ServeOptions): Promise<void> 
   say(
     `cardbazaar (${config.mode}) listening on ${url}/ws/v2.0 (website: ${url}/) with ${config.workers} workers — data in ${services.database.location}`,
   );
+  if (httpsUrl)
+    say(`  and on ${httpsUrl}/ws/v2.0 (TLS_PORT; clients trust the authority: \`cardbazaar tls trust\`)`);
   await finished;
 }

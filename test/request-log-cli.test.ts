@@ -90,6 +90,7 @@ describe('the request log commands', () => {
       status: 401,
       durationMicros: 1500,
       internalErrorCode: 'invalid_signature',
+      signedOver: null,
     };
     assert.equal(
       formatRequestLine(row, true),
@@ -97,6 +98,13 @@ describe('the request log commands', () => {
     );
     assert.ok(formatRequestLine({ ...row, status: 503 }, true).startsWith('\u001b[31m'));
     assert.ok(formatRequestLine({ ...row, status: 200 }, true).startsWith('\u001b[32m'));
+    assert.equal(
+      formatRequestLine(
+        { ...row, status: 200, internalErrorCode: null, signedOver: 'https://apiv2.cardmarket.com' },
+        false,
+      ),
+      '1970-01-01T00:00:00.000Z  200  GET     /ws/v2.0/account  1.5 ms  signed for https://apiv2.cardmarket.com',
+    );
   });
 
   it('refuses an unknown user and bad numbers', async () => {

@@ -220,6 +220,35 @@ for (const dialect of DIALECTS) {
       assert.match(good.text, /data-verdict="valid"/);
     });
 
+    it('says which live host a request verified over, on its page and in the debugger', async () => {
+      const me = await developer(server);
+      const live = 'https://apiv2.cardmarket.com/ws/v2.0/account';
+      const header = signedHeader(me.cred, 'GET', live);
+      const res = await server.app.inject({
+        method: 'GET',
+        url: '/ws/v2.0/account',
+        headers: { host: 'apiv2.cardmarket.com', authorization: header },
+      });
+      assert.equal(res.statusCode, 200);
+      await flush(server);
+      const [id] = rowIds((await me.web.get('/requests')).text);
+      const detail = await me.web.get(`/requests/${id}`);
+      assert.match(detail.text, /Signed for the live host/);
+      assert.match(detail.text, /<code id="signed-over">https:\/\/apiv2\.cardmarket\.com<\/code>/);
+
+      const checked = await me.web.post('/signature-debugger', {
+        method: 'GET',
+        url: `${BASE}/ws/v2.0/account`,
+        authorization: header,
+        consumerSecret: me.cred.appSecret,
+        tokenSecret: me.cred.accessTokenSecret,
+      });
+      assert.equal(checked.status, 200);
+      assert.match(checked.text, /data-verdict="valid"/);
+      assert.match(checked.text, /<p id="live-host" data-origin="https:\/\/apiv2\.cardmarket\.com">/);
+      assert.match(textOf(checked.text), /made for the live host https:\/\/apiv2\.cardmarket\.com/);
+    });
+
     it('answers hostile filters with 400 beside the field, never 500', async () => {
       const me = await developer(server);
       await me.web.get('/requests');

@@ -126,19 +126,57 @@ for (const dialect of DIALECTS) {
         assert.equal(JSON.parse(res.body).coupon[0].successful, true);
       });
 
-      it('answers 417 for JSON, form and byte bodies, and changes nothing', async () => {
+      it('answers 417 for JSON, text, byte and form bodies that are not XML, and changes nothing', async () => {
         const code = await createCoupon(server.services, 100);
-        for (const type of [
-          'application/json',
-          'application/x-www-form-urlencoded',
-          'application/octet-stream',
-        ]) {
+        for (const type of ['application/json', 'application/octet-stream', 'text/plain']) {
           const res = await api.post('/account/coupon', xmlRequest(`<couponCode>${code}</couponCode>`), {
             headers: { 'content-type': type },
           });
           assert.equal(res.status, 417, type);
           assert.match(res.text, /<http_status_code>417<\/http_status_code>/);
         }
+        // A real form (what the body decides) stays refused, with a message saying what it is.
+        const form = await api.post('/account/coupon', `couponCode=${code}`, {
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          json: true,
+        });
+        assert.equal(form.status, 417);
+        assert.match(form.json.mkm_error_description, /is a form, not an XML document/);
+        assert.equal((await findCoupon(server.services.database.db, code))?.redeemedBy, null);
+      });
+
+      it("reads an XML request document declared as a form (curl's and PHP's default type), and its XML mistakes are 400s", async () => {
+        for (const type of [
+          'application/x-www-form-urlencoded',
+          'application/x-www-form-urlencoded; charset=UTF-8',
+          'multipart/form-data; boundary=x',
+        ]) {
+          const code = await createCoupon(server.services, 100);
+          const res = await api.post('/account/coupon', xmlRequest(`<couponCode>${code}</couponCode>`), {
+            headers: { 'content-type': type },
+            json: true,
+          });
+          assert.equal(res.status, 200, `${type}: ${res.text}`);
+          assert.equal(res.json.coupon[0].successful, true);
+          assert.notEqual((await findCoupon(server.services.database.db, code))?.redeemedBy, null);
+        }
+        const code = await createCoupon(server.services, 100);
+        const broken = await api.post('/account/coupon', `<request><couponCode>${code}</couponCode>`, {
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          json: true,
+        });
+        assert.equal(broken.status, 400);
+        assert.match(broken.json.mkm_error_description, /Malformed XML/);
+        const otherRoot = await api.post(
+          '/account/coupon',
+          `<other><couponCode>${code}</couponCode></other>`,
+          {
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            json: true,
+          },
+        );
+        assert.equal(otherRoot.status, 400);
+        assert.match(otherRoot.json.mkm_error_description, /root element, named "request"/);
         assert.equal((await findCoupon(server.services.database.db, code))?.redeemedBy, null);
       });
 

@@ -1,5 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { forbidden, unauthorized } from '../errors.js';
+import type { Config } from '../config.js';
+import { liveHostOrigins } from '../http/live-hosts.js';
 import { publicOrigin, rawPathAndQuery } from '../http/origin.js';
 import type { RouteGuard } from '../http/routing.js';
 import type { Services } from '../services.js';
@@ -239,28 +241,61 @@ export async function authenticate(
     );
   }
 
-  const { origin, basePath } = publicOrigin(request, services.config);
+  const own = publicOrigin(request, services.config);
+  if (own.unverifiedLive !== undefined) {
+    // A live host's name is no address of this server's: verifying over it would accept the live
+    // client however LIVE_HOSTS is set.
+    const live = services.config.mode === 'sandbox' ? services.config.liveHosts.join(', ') : '';
+    throw unauthorized(
+      `This request is addressed to ${own.unverifiedLive}, a live host, and this server does not accept signatures made for it (LIVE_HOSTS is ${live || 'empty'}): add it to LIVE_HOSTS (sandbox only), or address the server by its own name.`,
+      { code: 'live_host_not_accepted' },
+    );
+  }
   const { path, query } = rawPathAndQuery(request);
-  const signed = { method: request.method, origin, path: basePath + path, rawQuery: query, oauthParams };
-  const result = verifySignature(signed, params.get('oauth_signature')!, key);
-  if (!result.ok) {
-    // Spec §7: a redirected request signed for the original URL is a 403, so the client learns
-    // to sign the 307's Location itself rather than that its keys are wrong.
-    for (const original of beforeRedirect(signed)) {
-      if (verifySignature(original, params.get('oauth_signature')!, key).ok) {
-        throw forbidden(
-          'This request is signed for the URL without the pagination the 307 redirect added: a redirected request needs a signature of its own. Sign the exact URL of the Location header (its path and its start and maxResults parameters) and send it again.',
-          { code: 'redirect_not_resigned' },
+  const signature = params.get('oauth_signature')!;
+  const signed: SignatureInput = {
+    method: request.method,
+    origin: own.origin,
+    path: own.basePath + path,
+    rawQuery: query,
+    oauthParams,
+  };
+  // A request addressed to a live host (sandbox) was signed for `https://<that host>`: tried first.
+  // Any other is checked against the server's own URL, as always; the live hosts only when that fails.
+  const first = own.live === undefined ? signed : { ...signed, origin: own.live, path };
+  const result = verifySignature(first, signature, key);
+  if (result.ok) {
+    if (first !== signed) request.logSignedOver = own.live!;
+  } else {
+    const others = otherSigningUrls(services.config, signed, first, path);
+    const over = others.find((input) => verifySignature(input, signature, key).ok);
+    if (over === undefined) {
+      // Spec §7: a redirected request signed for the original URL is a 403, so the client learns
+      // to sign the 307's Location itself rather than that its keys are wrong.
+      for (const tried of [first, ...others]) {
+        for (const original of beforeRedirect(tried)) {
+          if (verifySignature(original, signature, key).ok) {
+            throw forbidden(
+              'This request is signed for the URL without the pagination the 307 redirect added: a redirected request needs a signature of its own. Sign the exact URL of the Location header (its path and its start and maxResults parameters) and send it again.',
+              { code: 'redirect_not_resigned' },
+            );
+          }
+        }
+      }
+      if (services.config.mode === 'sandbox') {
+        const live = liveHostOrigins(services.config);
+        const also =
+          live.length > 0
+            ? ` (checked for this server's address and for the live hosts in LIVE_HOSTS: ${live.join(', ')})`
+            : '';
+        throw unauthorized(
+          `Invalid signature${also}. The server signed this base string (sandbox mode shows it; production does not): ${result.canonicalBaseString}`,
+          { code: 'invalid_signature', headers: { [BASE_STRING_HEADER]: result.canonicalBaseString } },
         );
       }
+      throw unauthorized('Invalid signature.', { code: 'invalid_signature' });
     }
-    if (services.config.mode === 'sandbox') {
-      throw unauthorized(
-        `Invalid signature. The server signed this base string (sandbox mode shows it; production does not): ${result.canonicalBaseString}`,
-        { code: 'invalid_signature', headers: { [BASE_STRING_HEADER]: result.canonicalBaseString } },
-      );
-    }
-    throw unauthorized('Invalid signature.', { code: 'invalid_signature' });
+    if (over !== signed) request.logSignedOver = over.origin;
   }
 
   const nonceKey = `${app.idApp}:${idAccessToken ?? 0}:${params.get('oauth_nonce')}`;
@@ -342,6 +377,24 @@ async function lookUpToken(
   };
   cacheToken(idApp, tokenValue, entry, now);
   return entry;
+}
+
+/**
+ * Where else a request whose first check failed may have been signed for (sandbox): the server's own
+ * URL when a live host was tried first, then every other live host of LIVE_HOSTS as `https://host`
+ * with the path as sent. Empty when there are no live hosts (production).
+ */
+function otherSigningUrls(
+  config: Config,
+  signed: SignatureInput,
+  first: SignatureInput,
+  path: string,
+): SignatureInput[] {
+  const out: SignatureInput[] = first === signed ? [] : [signed];
+  for (const origin of liveHostOrigins(config)) {
+    if (origin !== first.origin) out.push({ ...signed, origin, path });
+  }
+  return out;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { LIVE_HOST_NAMES } from '../config.js';
 import {
   joinBaseString,
   type HeaderParams,
@@ -29,6 +30,11 @@ export interface ExplainInput {
   tokenSecret: string;
   /** Optional: the base string the client computed, to find the first difference with. */
   clientBaseString?: string;
+  /**
+   * The live hosts' origins (`https://apiv2.cardmarket.com`, LIVE_HOSTS) the server also accepts
+   * signatures for; none in production.
+   */
+  liveHosts?: readonly string[];
 }
 
 export interface ExplainedParameter {
@@ -95,6 +101,11 @@ export interface Explanation {
   sentSignature: string | undefined;
   mistakes: Mistake[];
   difference: Difference | undefined;
+  /**
+   * The live host (`https://…`) the signature verified over, when it did: the URL typed in, or
+   * another live host with the same path and query (the steps are then those of that URL).
+   */
+  liveHost: string | undefined;
 }
 
 const REQUIRED = [
@@ -146,6 +157,7 @@ export function explainSignature(input: ExplainInput): Explanation {
     sentSignature: undefined,
     mistakes: [],
     difference: undefined,
+    liveHost: undefined,
   };
   if (!url) {
     problems.push(
@@ -191,6 +203,16 @@ export function explainSignature(input: ExplainInput): Explanation {
   const version = header.get('oauth_version');
   if (version !== undefined && version !== '1.0')
     problems.push(`oauth_version is ${version}; it must be 1.0.`);
+  const addressedHost = url.origin.replace(/^[a-z]+:\/\//, '').replace(/:\d+$/, '');
+  if (
+    input.liveHosts !== undefined &&
+    (LIVE_HOST_NAMES as readonly string[]).includes(addressedHost) &&
+    !input.liveHosts.includes(`https://${addressedHost}`)
+  ) {
+    problems.push(
+      `${addressedHost} is a live host this server does not accept signatures for (LIVE_HOSTS, sandbox only): a request addressed to it is refused as live_host_not_accepted.`,
+    );
+  }
 
   const signatureInput: SignatureInput = {
     method,
@@ -215,6 +237,19 @@ export function explainSignature(input: ExplainInput): Explanation {
   } else if (verifySignature(signatureInput, sentSignature, key).ok) {
     verdict = 'accepted';
   } else {
+    // Signed for a live host rather than the URL typed (a client with the host built in, reaching
+    // the sandbox under another name): the steps that matter are those of that URL.
+    for (const origin of input.liveHosts ?? []) {
+      if (origin === url.origin) continue;
+      if (verifySignature({ ...signatureInput, origin }, sentSignature, key).ok) {
+        const over = explainSignature({
+          ...input,
+          url: `${origin}${url.path}${url.rawQuery ? `?${url.rawQuery}` : ''}`,
+          liveHosts: undefined,
+        });
+        return { ...over, liveHost: origin };
+      }
+    }
     verdict = 'mismatch';
     mistakes.push(...diagnose(signatureInput, sentSignature, key, input, normalized));
   }
@@ -236,6 +271,10 @@ export function explainSignature(input: ExplainInput): Explanation {
     sentSignature,
     mistakes,
     difference: clientBase ? firstDifference(baseString, clientBase) : undefined,
+    liveHost:
+      (verdict === 'valid' || verdict === 'accepted') && input.liveHosts?.includes(url.origin)
+        ? url.origin
+        : undefined,
   };
 }
 

@@ -7,6 +7,7 @@ import { registerFaultCommands } from './faults.js';
 import { registerCouponCommands } from './coupons.js';
 import { registerFixtureCommands } from './fixtures.js';
 import { registerLimitsCommands } from './limits.js';
+import { registerLiveHostCommands } from './live-hosts.js';
 import { registerOpenApiCommand } from './openapi.js';
 import { registerOrderCommands } from './orders.js';
 import { registerRequestCommand } from './request.js';
@@ -39,5 +40,6 @@ export function buildCli(): Command {
   registerRequestLogCommands(program);
   registerWebhookCommands(program);
   registerEventCommands(program);
+  registerLiveHostCommands(program);
   return program;
 }

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { type Explanation, explainSignature } from '../auth/explain.js';
 import { latestRequestLog, type RequestLogListRow, requestLogAfter } from '../store/request-log.js';
 import { translator } from '../web/i18n/index.js';
-import { CliError, printJson, reportErrors, userByName, withServices } from './context.js';
+import { liveHostOrigins } from '../http/live-hosts.js';
+import { CliError, configFrom, printJson, reportErrors, userByName, withServices } from './context.js';
 
 /**
  * `cardbazaar requests tail --user NAME` (the request log as it grows) and `cardbazaar oauth
@@ -76,16 +77,20 @@ export function registerRequestLogCommands(program: Command): void {
     .option('--json', 'print the explanation as JSON')
     .action(
       reportErrors(
-        async (opts: {
-          method: string;
-          url: string;
-          authorization: string;
-          consumerSecret: string;
-          tokenSecret: string;
-          baseString?: string;
-          json?: boolean;
-        }) => {
+        async (
+          opts: {
+            method: string;
+            url: string;
+            authorization: string;
+            consumerSecret: string;
+            tokenSecret: string;
+            baseString?: string;
+            json?: boolean;
+          },
+          cmd: Command,
+        ) => {
           const e = explainSignature({
+            liveHosts: liveHostOrigins(configFrom(cmd)),
             method: opts.method,
             url: opts.url,
             authorization: opts.authorization,
@@ -121,6 +126,7 @@ export function formatRequestLine(row: RequestLogListRow, colour: boolean): stri
     `${(row.durationMicros / 1000).toFixed(1)} ms`,
     row.idApp === null ? '' : `app ${row.idApp}`,
     row.internalErrorCode ?? '',
+    row.signedOver === null ? '' : `signed for ${row.signedOver}`,
   ]
     .filter((part) => part !== '')
     .join('  ');
@@ -139,6 +145,7 @@ export function formatExplanation(e: Explanation): string {
     unreadable: t('debugger.unreadable'),
   }[e.verdict];
   const out = [`${e.verdict}: ${verdict}`];
+  if (e.liveHost) out.push(`  ${t('debugger.liveHost', { origin: e.liveHost })}`);
   for (const p of e.problems) out.push(`  - ${p}`);
   if (e.verdict === 'unreadable') return out.join('\n');
   if (e.mistakes.length > 0 || e.verdict === 'mismatch') {

@@ -4,14 +4,36 @@ import { parseRequestXml, type XmlObject } from './xml.js';
 
 /**
  * Request bodies are XML with root `request` (spec §1). A body sent as XML (`text/xml`,
- * `application/xml`, any charset) or with no Content-Type is parsed; any other type (JSON, forms,
- * raw bytes) is 417, as on the real API. Size is bounded by Fastify's bodyLimit (413 before the
+ * `application/xml`, any charset) or with no Content-Type is parsed. A body declared as a form
+ * (`application/x-www-form-urlencoded`, curl's default for a POST, or `multipart/form-data`) is
+ * parsed too when it is XML: PHP clients send their request documents that way and the live
+ * service answers them. Any other type (JSON, raw bytes, text) and a form that is no XML are 417,
+ * as on the real API. Size is bounded by Fastify's bodyLimit (413 before the
  * body is read whole), and `Expect: 100-continue` on a body over 1,024 bytes is 417.
  */
 
 export const EXPECT_LIMIT = 1024;
 
 const XML_TYPES = ['text/xml', 'application/xml'];
+
+/** The form types a client may declare by default (curl, PHP's curl extension) while sending XML. */
+const FORM_TYPE = /^\s*(?:application\/x-www-form-urlencoded|multipart\/form-data)\s*(?:;|$)/i;
+
+/**
+ * Whether a form-typed body is the XML request document rather than a form: it starts, after an
+ * optional byte order mark and white space, with `<`, which no form field name does (a form encoder
+ * writes it as `%3C`). What follows is then read as XML, and its mistakes are the XML's 400s.
+ */
+function looksLikeXml(buffer: Buffer): boolean {
+  let i = 0;
+  if (buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf) i = 3;
+  while (
+    i < buffer.length &&
+    (buffer[i] === 0x20 || buffer[i] === 0x09 || buffer[i] === 0x0a || buffer[i] === 0x0d)
+  )
+    i++;
+  return buffer[i] === 0x3c; // <
+}
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -63,9 +85,11 @@ export function installBodyParsing(app: FastifyInstance): void {
   });
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
     request.logBody = body as Buffer;
-    if (request.headers['content-type'] === undefined) {
+    const type = request.headers['content-type'];
+    const form = type !== undefined && FORM_TYPE.test(type);
+    if (type === undefined || (form && looksLikeXml(body as Buffer))) {
       try {
-        done(null, parse(body as Buffer, undefined));
+        done(null, parse(body as Buffer, type));
       } catch (err) {
         done(err as Error, undefined);
       }
@@ -74,7 +98,9 @@ export function installBodyParsing(app: FastifyInstance): void {
     done(
       new ApiError(
         417,
-        `Request bodies must be XML with Content-Type text/xml or application/xml (got "${request.headers['content-type']}").`,
+        form
+          ? `Request bodies must be XML: this body declared as "${type}" is a form, not an XML document <request>…</request>. Send the XML (with Content-Type application/xml, or as it is).`
+          : `Request bodies must be XML with Content-Type text/xml or application/xml (got "${type}").`,
       ),
       undefined,
     );

@@ -1,4 +1,5 @@
 import type { ServerOptions } from 'node:http';
+import type { Server as NetServer, Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { rawErrorResponse } from './client-errors.js';
@@ -39,10 +40,23 @@ export function installConnectionCap(
   config: Config,
   headers: Record<string, string> = {},
 ): void {
+  capConnections(app.server, config, 'connection', headers);
+}
+
+/**
+ * The cap on one server: counted per `connection` (plain HTTP) or per `secureConnection` (the https
+ * listener, TLS_PORT, where the 429 can only be read once the handshake is done).
+ */
+export function capConnections(
+  server: NetServer,
+  config: Config,
+  event: 'connection' | 'secureConnection',
+  headers: Record<string, string> = {},
+): void {
   const max = config.maxConnectionsPerAddress;
   if (max === 0 || config.trustProxy) return;
   const open = new Map<string, number>();
-  app.server.on('connection', (socket) => {
+  server.on(event, (socket: Socket) => {
     const address = socket.remoteAddress ?? '';
     const count = (open.get(address) ?? 0) + 1;
     if (count > max) {

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
+import { liveOriginOf, unverifiedLiveName } from './live-hosts.js';
 
 /**
  * The scheme, host and port a client addressed, which is what it signed (RFC 5849 §3.4.1.2) and
@@ -14,6 +15,17 @@ export interface PublicOrigin {
   basePath: string;
   /** Lower-case host (with port when not the default), as addressed. */
   host: string;
+  /**
+   * Sandbox: `https://<host>` when the addressed host is one of LIVE_HOSTS, which is what a client
+   * with that host built in signed (README, "Clients with the live host built in"); else undefined.
+   */
+  live: string | undefined;
+  /**
+   * Sandbox, no PUBLIC_BASE_URL: the name of a live host the request addressed that is not verified
+   * against (LIVE_HOSTS off or without it). The origin is then no address of this server's, and
+   * authentication refuses the request. Undefined otherwise.
+   */
+  unverifiedLive: string | undefined;
 }
 
 function first(value: string | string[] | undefined): string | undefined {
@@ -43,7 +55,13 @@ function configuredOrigin(url: string): PublicOrigin {
     const host = normalizeHost(scheme, u.host);
     configured = {
       url,
-      origin: { origin: `${scheme}://${host}`, basePath: u.pathname.replace(/\/+$/, ''), host },
+      origin: {
+        origin: `${scheme}://${host}`,
+        basePath: u.pathname.replace(/\/+$/, ''),
+        host,
+        live: undefined,
+        unverifiedLive: undefined,
+      },
     };
   }
   return configured.origin;
@@ -78,9 +96,10 @@ export function publicOrigin(req: FastifyRequest, config: Config): PublicOrigin 
   if (entry === undefined) {
     const addressed = host.toLowerCase();
     if (hosts.size >= MAX_HOSTS) hosts.clear();
-    entry = {
-      fixed: config.publicBaseUrl && !isOldHost(addressed, config) ? resolveOrigin(req, config) : undefined,
-    };
+    // A live host's origin carries its own `live`: it is not the configured origin shared by all.
+    const fixed =
+      config.publicBaseUrl && !isOldHost(addressed, config) && liveOriginOf(addressed, config) === undefined;
+    entry = { fixed: fixed ? resolveOrigin(req, config) : undefined };
     hosts.set(host, entry);
   }
   if (entry.fixed !== undefined) return entry.fixed;
@@ -97,13 +116,18 @@ function isOldHost(addressed: string, config: Config): boolean {
 
 function resolveOrigin(req: FastifyRequest, config: Config): PublicOrigin {
   const addressed = requestHost(req, config);
-  if (config.publicBaseUrl && !isOldHost(addressed, config)) return configuredOrigin(config.publicBaseUrl);
+  const live = liveOriginOf(addressed, config);
+  if (config.publicBaseUrl && !isOldHost(addressed, config)) {
+    const configuredOne = configuredOrigin(config.publicBaseUrl);
+    return live === undefined ? configuredOne : { ...configuredOne, live };
+  }
   const forwardedProto = config.trustProxy ? first(req.headers['x-forwarded-proto']) : undefined;
   const scheme = (
     forwardedProto ?? (config.publicBaseUrl?.startsWith('https') ? 'https' : req.protocol)
   ).toLowerCase();
   const host = normalizeHost(scheme, addressed);
-  return { origin: `${scheme}://${host}`, basePath: '', host };
+  const unverifiedLive = live === undefined ? unverifiedLiveName(addressed, config) : undefined;
+  return { origin: `${scheme}://${host}`, basePath: '', host, live, unverifiedLive };
 }
 
 /** The request's raw path (as sent, output segment included) and raw query. */

@@ -23,6 +23,8 @@ declare module 'fastify' {
     logBody: Buffer | null;
     /** The error body sent (answers of 400 and above). */
     logResponse: string | null;
+    /** Sandbox: the live host (`https://…`) the signature verified over; null: the server's own URL. */
+    logSignedOver: string | null;
   }
 }
 
@@ -33,6 +35,7 @@ export function installRequestLog(app: FastifyInstance, services: Services): voi
   app.decorateRequest('logErrorCode', null);
   app.decorateRequest('logBody', null);
   app.decorateRequest('logResponse', null);
+  app.decorateRequest('logSignedOver', null);
   const recorder = services.requestLog;
   if (!recorder) return;
   app.addHook('onResponse', (request, reply, done) => {
@@ -72,7 +75,7 @@ function record(
     status,
     durationMicros: Math.round(elapsed * 1000),
     internalErrorCode: request.logErrorCode,
-    origin: failed ? publicOrigin(request, services.config).origin : null,
+    origin: failed ? addressedAs(request, services) : null,
     authorization:
       failed && typeof request.headers.authorization === 'string'
         ? withoutSignature(request.headers.authorization).slice(0, BODY_HEAD_BYTES)
@@ -80,7 +83,14 @@ function record(
     requestBody: failed && request.logBody ? bodyHead(request.logBody) : null,
     responseBody: failed && request.logResponse !== null ? head(Buffer.from(request.logResponse)) : null,
     baseString,
+    signedOver: request.logSignedOver,
   });
+}
+
+/** What a failed request's signature was checked against first: a live host it addressed, else the server's URL. */
+function addressedAs(request: FastifyRequest, services: Services): string {
+  const own = publicOrigin(request, services.config);
+  return own.live ?? own.origin;
 }
 
 /**

@@ -45,6 +45,7 @@ export async function sandboxDocument(
   ctx: AppServices,
   url: string,
   location: string,
+  httpsUrl?: string,
 ): Promise<SandboxDocument> {
   const ids: number[] = [];
   for (const { username } of DEMO_USERS) {
@@ -54,6 +55,7 @@ export async function sandboxDocument(
   return {
     baseUrl: `${url}/ws/v2.0`,
     jsonBaseUrl: `${url}/ws/v2.0/output.json`,
+    ...(httpsUrl === undefined ? {} : { httpsBaseUrl: `${httpsUrl}/ws/v2.0` }),
     websiteUrl: `${url}/`,
     database: location,
     demoPassword: DEMO_PASSWORD,

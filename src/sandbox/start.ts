@@ -23,7 +23,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     log: pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2)),
   });
   try {
-    const document = await sandboxDocument(server.services, server.url, server.services.database.location);
+    const document = await sandboxDocument(
+      server.services,
+      server.url,
+      server.services.database.location,
+      server.httpsUrl,
+    );
     return { ...document, stop: () => server.stop() };
   } catch (err) {
     await server.stop();

@@ -34,6 +34,11 @@ export interface SandboxDocument {
   baseUrl: string;
   /** `baseUrl` with the `output.json` segment, for clients that ask for JSON that way. */
   jsonBaseUrl: string;
+  /**
+   * The https listener's base URL (`TLS_PORT`, sandbox), when there is one: what clients with the
+   * live host built in reach under a live host name (README, "Clients with the live host built in").
+   */
+  httpsBaseUrl?: string;
   /** The website (sign in as a demo user with `demoPassword`). */
   websiteUrl: string;
   /** Where the data lives: a SQLite path, `:memory:`, or a PostgreSQL URL without its password. */

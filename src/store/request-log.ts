@@ -6,7 +6,7 @@ import type { RequestLogTable } from './schema.js';
 export type RequestLogRow = Selectable<RequestLogTable>;
 export type NewRequestLogRow = Insertable<RequestLogTable>;
 
-/** Rows per insert statement: 14 columns each stays far below both dialects' parameter limits. */
+/** Rows per insert statement: 15 columns each stays far below both dialects' parameter limits. */
 const INSERT_CHUNK = 200;
 
 const COLUMNS = [
@@ -24,13 +24,14 @@ const COLUMNS = [
   'requestBody',
   'responseBody',
   'baseString',
+  'signedOver',
 ] as const satisfies ReadonlyArray<keyof NewRequestLogRow>;
 
 const rowValues = (r: NewRequestLogRow) => COLUMNS.map((c) => r[c] ?? null);
 
 /**
  * Every request leaves a row, so the insert is built and compiled once per number of rows rather
- * than per batch (Kysely's parsing of 200 rows of 14 values cost more than the statement).
+ * than per batch (Kysely's parsing of 200 rows of 15 values cost more than the statement).
  */
 const insertRows = preparedBySize(
   (db: Executor, rows: readonly NewRequestLogRow[]) =>
@@ -87,6 +88,7 @@ const LIST_COLUMNS = [
   'status',
   'durationMicros',
   'internalErrorCode',
+  'signedOver',
 ] as const;
 
 export type RequestLogListRow = Pick<RequestLogRow, (typeof LIST_COLUMNS)[number]>;

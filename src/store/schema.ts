@@ -592,6 +592,11 @@ export interface RequestLogTable {
   responseBody: string | null;
   /** Sandbox only: the base string the server computed for a bad signature. */
   baseString: string | null;
+  /**
+   * Sandbox only: the live host (`https://apiv2.cardmarket.com`, LIVE_HOSTS) the signature verified
+   * over; null when it verified over the server's own URL (or did not verify).
+   */
+  signedOver: string | null;
 }
 
 /** A public event one user receives (docs/api.md, "Events and webhooks"). */

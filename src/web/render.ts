@@ -109,8 +109,10 @@ export function render(
     t: request.t,
     user: request.user,
     unreadMessages: request.unreadMessages ?? 0,
-    // The plain 404 page answers outside the website's plugin, where neither cookies nor CSRF exist.
-    csrf: typeof reply.generateCsrf === 'function' ? reply.generateCsrf() : '',
+    // The plain 404 page answers outside the website's plugin, where neither cookies nor CSRF exist;
+    // an error page for a request refused before the plugin read its cookies (a moved or old host,
+    // an Expect header) has no CSRF secret to make a token from either.
+    csrf: typeof reply.generateCsrf === 'function' && request.cookies ? reply.generateCsrf() : '',
     flash: request.cookies ? takeFlash(request, reply) : undefined,
     // One leading slash whatever the request had: `//evil.example/x` (or `/\\evil.example`) as a link
     // would be protocol-relative, off this site.

@@ -7,6 +7,7 @@ import {
   type RequestLogQuery,
   requestLogApps,
 } from '../domain/request-log.js';
+import { liveHostOrigins } from '../http/live-hosts.js';
 import { pageOf } from './paging.js';
 import { badRequest } from '../errors.js';
 import type { Services } from '../services.js';
@@ -159,6 +160,7 @@ export function requestPages(app: FastifyInstance, services: Services): void {
       consumerSecret: f.consumerSecret,
       tokenSecret: f.tokenSecret,
       clientBaseString: f.clientBaseString,
+      liveHosts: liveHostOrigins(services.config),
     });
     return render(request, reply, 'signature-debugger', {
       title: 'debugger.title',

@@ -17,6 +17,7 @@ import * as m0012 from './0012_events_webhooks.js';
 import * as m0018 from './0018_search_reads.js';
 import * as m0022 from './0022_product_info_version.js';
 import * as m0023 from './0023_message_pair_versions.js';
+import * as m0027 from './0027_request_log_signed_over.js';
 import * as m0030 from './0030_limit_counters.js';
 
 /**
@@ -43,5 +44,6 @@ export const migrations: Record<string, Migration> = {
   '0018_search_reads': m0018,
   '0022_product_info_version': m0022,
   '0023_message_pair_versions': m0023,
+  '0027_request_log_signed_over': m0027,
   '0030_limit_counters': m0030,
 };

@@ -220,6 +220,7 @@ export const de = {
   'requests.open': 'Öffnen',
   'request.title': 'Anfrage {id}',
   'request.query': 'Query',
+  'request.signedOver': 'Signiert für den Live-Host',
   'request.origin': 'Adressiert als',
   'request.authorization': 'Authorization-Header (ohne Signatur)',
   'request.requestBody': 'Anfrage-Body (erste 4 KB)',
@@ -245,6 +246,8 @@ export const de = {
   'debugger.submit': 'Signatur prüfen',
   'debugger.result': 'Ergebnis',
   'debugger.valid': 'Die Signatur ist gültig.',
+  'debugger.liveHost':
+    'Die Signatur wurde für den Live-Host {origin} erstellt, den die Sandbox ebenfalls akzeptiert (LIVE_HOSTS), so wie Clients mit fest eingebautem Live-Host signieren: Die Schritte unten sind die dieser URL.',
   'debugger.accepted':
     'Der Server akzeptiert diese Signatur in einer der Formen, die er toleriert, obwohl sie nicht die unten gezeigte RFC-5849-Signatur ist.',
   'debugger.mismatch': 'Die Signatur ist nicht die, die der Server erwartet.',

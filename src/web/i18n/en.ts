@@ -218,6 +218,7 @@ export const en = {
   'requests.open': 'Open',
   'request.title': 'Request {id}',
   'request.query': 'Query',
+  'request.signedOver': 'Signed for the live host',
   'request.origin': 'Addressed as',
   'request.authorization': 'Authorization header (without the signature)',
   'request.requestBody': 'Request body (first 4 KB)',
@@ -243,6 +244,8 @@ export const en = {
   'debugger.submit': 'Check the signature',
   'debugger.result': 'Result',
   'debugger.valid': 'The signature is valid.',
+  'debugger.liveHost':
+    'The signature was made for the live host {origin}, which the sandbox also accepts (LIVE_HOSTS), as clients with the live host built in sign: the steps below are those of that URL.',
   'debugger.accepted':
     'The server accepts this signature in one of the forms it tolerates, although it is not the RFC 5849 signature shown below.',
   'debugger.mismatch': 'The signature is not the one the server expects.',

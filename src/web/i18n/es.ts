@@ -218,6 +218,7 @@ export const es = {
   'requests.open': 'Abrir',
   'request.title': 'Petición {id}',
   'request.query': 'Query',
+  'request.signedOver': 'Firmada para el host real',
   'request.origin': 'Dirigida a',
   'request.authorization': 'Cabecera Authorization (sin la firma)',
   'request.requestBody': 'Cuerpo de la petición (primeros 4 KB)',
@@ -243,6 +244,8 @@ export const es = {
   'debugger.submit': 'Comprobar la firma',
   'debugger.result': 'Resultado',
   'debugger.valid': 'La firma es válida.',
+  'debugger.liveHost':
+    'La firma se hizo para el host real {origin}, que el sandbox también acepta (LIVE_HOSTS), como firman los clientes que llevan el host real escrito en el código: los pasos de abajo son los de esa URL.',
   'debugger.accepted':
     'El servidor acepta esta firma en una de las formas que tolera, aunque no es la firma RFC 5849 que se muestra abajo.',
   'debugger.mismatch': 'La firma no es la que espera el servidor.',

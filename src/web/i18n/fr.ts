@@ -219,6 +219,7 @@ export const fr = {
   'requests.open': 'Ouvrir',
   'request.title': 'Requête {id}',
   'request.query': 'Requête (query)',
+  'request.signedOver': 'Signée pour l’hôte réel',
   'request.origin': 'Adressée à',
   'request.authorization': 'En-tête Authorization (sans la signature)',
   'request.requestBody': 'Corps de la requête (4 premiers Ko)',
@@ -244,6 +245,8 @@ export const fr = {
   'debugger.submit': 'Vérifier la signature',
   'debugger.result': 'Résultat',
   'debugger.valid': 'La signature est valide.',
+  'debugger.liveHost':
+    'La signature a été faite pour l’hôte réel {origin}, que le bac à sable accepte aussi (LIVE_HOSTS), comme signent les clients où l’hôte réel est écrit en dur : les étapes ci-dessous sont celles de cette URL.',
   'debugger.accepted':
     'Le serveur accepte cette signature sous une des formes qu’il tolère, bien que ce ne soit pas la signature RFC 5849 affichée ci-dessous.',
   'debugger.mismatch': 'La signature n’est pas celle qu’attend le serveur.',

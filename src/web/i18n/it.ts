@@ -221,6 +221,7 @@ export const it = {
   'requests.open': 'Apri',
   'request.title': 'Richiesta {id}',
   'request.query': 'Query',
+  'request.signedOver': 'Firmata per l’host reale',
   'request.origin': 'Indirizzata a',
   'request.authorization': 'Header Authorization (senza la firma)',
   'request.requestBody': 'Corpo della richiesta (primi 4 KB)',
@@ -246,6 +247,8 @@ export const it = {
   'debugger.submit': 'Controlla la firma',
   'debugger.result': 'Risultato',
   'debugger.valid': 'La firma è valida.',
+  'debugger.liveHost':
+    'La firma è stata fatta per l’host reale {origin}, che la sandbox accetta anch’essa (LIVE_HOSTS), come firmano i client con l’host reale scritto nel codice: i passaggi qui sotto sono quelli di quell’URL.',
   'debugger.accepted':
     'Il server accetta questa firma in una delle forme che tollera, anche se non è la firma RFC 5849 mostrata sotto.',
   'debugger.mismatch': 'La firma non è quella che il server si aspetta.',
