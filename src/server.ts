@@ -8,6 +8,7 @@ import { startReservationSweeper } from './domain/cart.js';
 import { startPriceGuideJob } from './domain/priceguide.js';
 import { DEMO_PASSWORD, ensureDemoPasswords } from './seed/demo-users.js';
 import { seedDemo } from './seed/index.js';
+import { saveBaseline } from './domain/snapshots.js';
 import { sandboxDocument } from './sandbox/document.js';
 import type { SandboxDocument } from './sandbox/types.js';
 import { createServices, type ServiceOverrides, type Services } from './services.js';
@@ -45,13 +46,7 @@ export async function startServer(
   const services = await createServices(config, overrides);
   try {
     // The primary of several workers loaded the demo data before starting them.
-    if (!worker && config.mode === 'sandbox' && config.demoData) {
-      const empty = (await countUsers(services.database.db)) === 0;
-      if (empty) {
-        out('Empty database: loading the demo data…');
-        await seedDemo(services, { out });
-      }
-    }
+    if (!worker) await prepareSandbox(services, out);
     const app = await buildApp(services);
     await app.listen({ host: config.host, port: config.port });
     const address = app.server.address();
@@ -134,11 +129,15 @@ function stopper(
  */
 export async function prepareSandbox(services: Services, out: (line: string) => void): Promise<void> {
   const { config } = services;
-  if (config.mode !== 'sandbox' || !config.demoData) return;
-  if ((await countUsers(services.database.db)) === 0) {
+  if (config.mode !== 'sandbox') return;
+  let seeded = false;
+  if (config.demoData && (await countUsers(services.database.db)) === 0) {
     out('Empty database: loading the demo data…');
     await seedDemo(services, { out });
+    seeded = true;
   }
+  // What `POST /_cardbazaar/reset` goes back to: this new world, or the one a first server found.
+  await saveBaseline(services, seeded);
 }
 
 export { printDemoCredentials };
