@@ -1,3 +1,4 @@
+import { controlTokenOf } from './auth/control-token.js';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { describeApps } from './auth/apps.js';
@@ -83,6 +84,7 @@ export async function startServer(
     out(
       `cardbazaar (${config.mode}) listening on ${url}/ws/v2.0 (website: ${url}/) — data in ${services.database.location}`,
     );
+    if (config.mode === 'sandbox') out(controlApiLine(services, url));
     if (httpsUrl) {
       out(
         `  and on ${httpsUrl}/ws/v2.0 with the certificate in ${tlsDirOf(config)} (clients trust its ca.pem: \`cardbazaar tls trust\`)`,
@@ -141,6 +143,11 @@ export async function prepareSandbox(services: Services, out: (line: string) => 
 }
 
 export { printDemoCredentials };
+
+/** The banner's line for the sandbox control API: where, and the token (docs/testing-your-client.md). */
+export function controlApiLine(services: Services, url: string): string {
+  return `  Control API (clock, faults, snapshots, fixtures, events, reset): ${url}/_cardbazaar/ with "Authorization: Bearer ${controlTokenOf(services.config, services.serverKey)}"`;
+}
 
 async function printDemoCredentials(
   services: Services,
@@ -238,6 +245,7 @@ export async function serveForever(config: Config, options: ServeOptions = {}): 
       server.services,
       server.url,
       server.services.database.location,
+      controlTokenOf(config, server.services.serverKey),
       server.httpsUrl,
     );
     process.stdout.write(`${JSON.stringify(document)}\n`);

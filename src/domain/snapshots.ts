@@ -17,6 +17,7 @@ import type { Config } from '../config.js';
 import { ApiError, badRequest } from '../errors.js';
 import { formatTimestamp } from '../format.js';
 import type { Database } from '../store/db.js';
+import { deleteFaults } from '../store/faults.js';
 import {
   announceRestore,
   backupTo,
@@ -333,9 +334,11 @@ export async function resetToBaseline(ctx: SnapshotContext): Promise<void> {
   if (inMemory(ctx)) {
     if (!memoryStore(ctx).has(BASELINE)) throw missing();
     await loadInMemory(ctx, BASELINE, 'baseline');
-    return;
+  } else {
+    const path = join(snapshotDir(ctx), BASELINE + SUFFIX);
+    if (!existsSync(path)) throw missing();
+    await loadFile(ctx, path, 'baseline');
   }
-  const path = join(snapshotDir(ctx), BASELINE + SUFFIX);
-  if (!existsSync(path)) throw missing();
-  await loadFile(ctx, path, 'baseline');
+  // A load keeps the faults in force (they belong to the moment, not to the world); a reset does not.
+  await ctx.database.transaction((tx) => deleteFaults(tx));
 }
