@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { canonicalBaseString, percentEncode, sign, signingKey } from '../auth/oauth.js';
 import { groupOf } from '../limits/groups.js';
 import { LIMIT_COUNT_HEADER, LIMIT_MAX_HEADER } from '../limits/headers.js';
+import { INTEGER_BOUNDS } from './fields.js';
 import { ALL_KINDS, API_PREFIX, type RouteDefinition } from './routing.js';
 
 /**
@@ -52,6 +53,9 @@ export const EXAMPLES_BASE_URL = 'http://127.0.0.1:8080';
 
 /** The extension that names the app kinds a route admits (spec §5.5); `[]`: no OAuth at all. */
 export const APP_KINDS_EXTENSION = 'x-app-kinds';
+
+/** The extension that lists query parameters of which a request must give one (`RouteSchema.requiredOneOf`). */
+export const REQUIRED_ONE_OF_EXTENSION = 'x-required-one-of';
 
 /**
  * Statuses any signed route may answer before or beside its own rules: bad input, the signature
@@ -133,6 +137,33 @@ class Components {
     return { $ref: `#/components/schemas/${id}` };
   }
 }
+
+/**
+ * What the server reads (a parameter, a request body's element) as the field parsers read it
+ * (`src/http/fields.ts`): an integer no route narrows still has `parseInteger`'s bounds (a 32-bit
+ * column), and a body's elements no route names are ignored. Said in the document, so a client
+ * generated from it refuses what the server would (issue 32: a schema looser than the server).
+ */
+export function strictInput(node: unknown): JsonObject {
+  if (Array.isArray(node)) return node.map(strictInput) as unknown as JsonObject;
+  if (node === null || typeof node !== 'object') return node as JsonObject;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(node as JsonObject))
+    out[k] =
+      k === 'properties'
+        ? Object.fromEntries(Object.entries(v as JsonObject).map(([pk, pv]) => [pk, strictInput(pv)]))
+        : strictInput(v);
+  if (out.type === 'integer' && out.enum === undefined) {
+    out.minimum ??= INTEGER_BOUNDS.min;
+    out.maximum ??= INTEGER_BOUNDS.max;
+  }
+  if (out.type === 'object' && out.properties !== undefined) out.additionalProperties ??= true;
+  return out;
+}
+
+/** What the document says of request elements it does not name. */
+const IGNORED_ELEMENTS =
+  'Elements not named here are ignored (`additionalProperties: true`), as are query parameters an operation does not list.';
 
 const LIMIT_HEADERS = {
   [LIMIT_COUNT_HEADER]: { $ref: '#/components/headers/RequestLimitCount' },
@@ -259,11 +290,11 @@ function operation(
       name,
       in: 'path',
       required: true,
-      schema: p ? components.hoist(p) : { type: 'string' },
+      schema: p ? strictInput(components.hoist(p)) : { type: 'string' },
     });
   }
   for (const [name, p] of Object.entries(schema.query ?? {})) {
-    const hoisted = components.hoist(p);
+    const hoisted = strictInput(components.hoist(p));
     const repeated = hoisted.type === 'array';
     parameters.push({
       name,
@@ -320,6 +351,9 @@ function operation(
     summary: schema.summary,
     description: [
       schema.description,
+      schema.requiredOneOf
+        ? `Give at least one of ${schema.requiredOneOf.map((n) => `\`${n}\``).join(', ')} (\`${REQUIRED_ONE_OF_EXTENSION}\`); without any the answer is 400.`
+        : undefined,
       signed
         ? `Signed (OAuth 1.0) by ${kinds.length === ALL_KINDS.length ? 'every app kind' : kinds.join(' and ')} apps${options.signedBy === 'app' ? ', with the app token and secret alone' : ''}.`
         : 'Not signed.',
@@ -330,13 +364,14 @@ function operation(
     [APP_KINDS_EXTENSION]: kinds,
     security: signed ? [{ OAuth1: [] }] : [],
     ...(parameters.length > 0 ? { parameters } : {}),
+    ...(schema.requiredOneOf ? { [REQUIRED_ONE_OF_EXTENSION]: schema.requiredOneOf } : {}),
   };
   if (schema.body) {
     const name = `${id[0]!.toUpperCase()}${id.slice(1)}Request`;
-    answers[name] = { ...components.hoist(schema.body), xml: { name: 'request' } };
+    answers[name] = { ...strictInput(components.hoist(schema.body)), xml: { name: 'request' } };
     op.requestBody = {
       required: true,
-      description: 'XML, root element `request` (also in the JSON format: the API reads XML bodies).',
+      description: `XML, root element \`request\` (also in the JSON format: the API reads XML bodies). ${IGNORED_ELEMENTS}`,
       content: { 'application/xml': { schema: { $ref: `#/components/schemas/${name}` } } },
     };
   }

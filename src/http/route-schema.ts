@@ -1,5 +1,5 @@
 import { type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
-import { MAX_ID } from './fields.js';
+import { MAX_ID, MAX_START } from './fields.js';
 
 /**
  * What a route declares about itself next to its handler (`r.get(path, { kinds, schema }, …)`):
@@ -21,6 +21,11 @@ export interface RouteSchema {
   query?: TProperties;
   /** The query parameters a request must give. */
   requiredQuery?: string[];
+  /**
+   * Query parameters of which a request must give at least one (OpenAPI cannot say so of
+   * parameters): the document lists them as `x-required-one-of` and in the operation's description.
+   */
+  requiredOneOf?: string[];
   /** The content of the `<request>` element (JSON bodies are not accepted: the API reads XML). */
   body?: TSchema;
   /** Success answers by status; null: no body (204, 303, 307). */
@@ -41,9 +46,15 @@ export const IdParam = Type.Integer({ minimum: 1, maximum: MAX_ID, description: 
 
 /** `start` and `maxResults` of a collection (`pageFromQuery`): `maxResults` at most `max`. */
 export const pageQuery = (max = 100): TProperties => ({
-  start: Type.Integer({ minimum: 0, description: 'The 0-based index of the first entity.' }),
+  start: Type.Integer({ minimum: 0, maximum: MAX_START, description: 'The 0-based index of the first entity.' }),
   maxResults: Type.Integer({ minimum: 1, maximum: max, description: 'Entities per page.' }),
 });
+
+/** The 1-based start of a collection's path form (`/stock/:start`, `pageFromPath`). */
+export const PathStart = Type.Integer({ minimum: 1, maximum: MAX_START, description: 'The 1-based index of the first entity.' });
+
+/** A search string: required, and not blank (the finds trim it and refuse what is left empty). */
+export const SearchParam = (description: string) => Type.String({ minLength: 1, pattern: '\\S', description });
 
 /** A request body's content: elements by name. */
 export const RequestBody = (properties: TProperties, description?: string): TObject =>

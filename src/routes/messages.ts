@@ -18,7 +18,7 @@ import { type ApiRequest, type Handler, ok, type Router, USER_KINDS } from '../h
 import { mapMessage, mapThread } from '../mappers/message.js';
 import type { Services } from '../services.js';
 import { Type } from '@sinclair/typebox';
-import { Answer, BoolParam, IdParam, pageQuery, RequestBody } from '../http/route-schema.js';
+import { Answer, IdParam, pageQuery, RequestBody } from '../http/route-schema.js';
 import { HexIdSchema, MessageSchema, ThreadSchema } from '../mappers/message.js';
 
 /** Messages between users (spec §2.2, §4.1; reference §1.2, §2.15). */
@@ -67,11 +67,14 @@ export function messageRoutes(r: Router, services: Services): void {
       schema: {
         summary: 'Find received messages: unread, or between two dates',
         query: {
-          unread: BoolParam,
-          startDate: Type.String({ description: 'ISO 8601, e.g. `2017-12-08T14:41:12+0100`.' }),
+          unread: Type.Boolean({ description: '`true`: the unread messages (`false` is as if not given).' }),
+          startDate: Type.String({
+            description: 'ISO 8601, e.g. `2017-12-08T14:41:12+0100`; required unless `unread=true`.',
+          }),
           endDate: Type.String({ description: 'ISO 8601; default now.' }),
           ...pageQuery(),
         },
+        requiredOneOf: ['unread', 'startDate'],
         paginated: true,
         responses: { 200: Answer({ message: Type.Array(MessageSchema) }) },
       },

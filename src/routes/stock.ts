@@ -1,3 +1,4 @@
+import { LANGUAGE_ID_RANGE } from '../domain/catalog.js';
 import {
   addArticles,
   type BulkResult,
@@ -31,6 +32,7 @@ import {
   Answer,
   BoolParam,
   IdParam,
+  PathStart,
   pageQuery,
   RequestBody,
   type RouteSchema,
@@ -57,7 +59,7 @@ const CHANGE = (summary: string): RouteSchema => ({
 });
 const STOCK_LIST = (withStart: boolean): RouteSchema => ({
   summary: withStart ? 'A page of the stock (1-based start, 100 a page)' : 'The stock',
-  params: withStart ? { start: Type.Integer({ minimum: 1 }) } : undefined,
+  params: withStart ? { start: PathStart } : undefined,
   query: withStart ? undefined : pageQuery(),
   paginated: true,
   responses: { 200: ARTICLES },
@@ -300,7 +302,7 @@ export function stockRoutes(r: Router, services: Services): void {
         query: {
           idGame: Type.Integer({ minimum: 1, maximum: MAX_ID }),
           isSealed: BoolParam,
-          idLanguage: Type.Integer({ minimum: 1, maximum: MAX_ID }),
+          idLanguage: Type.Integer({ ...LANGUAGE_ID_RANGE, description: 'Only articles in this language.' }),
         },
         responses: {
           200: Answer({ stock: Type.String({ contentEncoding: 'base64' }), mime: Type.String() }),
