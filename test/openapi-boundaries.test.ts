@@ -105,7 +105,7 @@ describe('the OpenAPI document and the server agree on every bound', () => {
     if (s.type === 'integer') return pathValues[name] ?? String(Math.max(s.minimum ?? 1, 1));
     if (s.type === 'boolean') return 'false';
     if (s.pattern) {
-      const found = ['aaaaaaaaaaaaaaaaaaaaaaaa', 'Conformance', 'DE89370400440532013000', 'DEUTDEFF', '1.00'].find(
+      const found = ['aaaaaaaaaaaaaaaaaaaaaaaa', 'Conformance', 'DE89370400440532013000', 'DEUTDEFF', '1.00', '+49 30 1234567'].find(
         (c) => new RegExp(s.pattern, 'u').test(c),
       );
       if (found) return found;
@@ -145,6 +145,13 @@ describe('the OpenAPI document and the server agree on every bound', () => {
       if (s.pattern) {
         const bad = mismatch(s.pattern, inPath);
         if (bad !== undefined) out.push([`against the pattern ${s.pattern}`, bad, false]);
+      }
+      // What the document admits of a free string is admitted: a word, and a long one (a bound or
+      // a format the server checks but the document does not name shows up here).
+      if (!s.enum && !s.pattern && !s.format && !inPath) {
+        out.push(['a word', 'Conformance', true]);
+        const long = Math.min(s.maxLength ?? 2000, 2000);
+        if (long >= 1 && long > (s.minLength ?? 0)) out.push([`${long} characters`, 'x'.repeat(long), true]);
       }
     }
     return out;

@@ -477,7 +477,21 @@ page (\`?start=0&maxResults=100\`, or a 1-based \`/start\` path segment where th
 \`Retry-After\`. Every error has the same body (the \`Error\` schema), in the request's format.
 
 \`${APP_KINDS_EXTENSION}\` on each operation lists the app kinds that may call it (\`dedicated\`,
-\`widget\`, \`thirdParty\`); an empty list means no signature at all.`;
+\`widget\`, \`thirdParty\`); an empty list means no signature at all.
+
+## What the server refuses, and what it ignores
+
+Every bound the server checks is in this document: an integer's \`minimum\` and \`maximum\` (ids are
+32-bit, 1 to 2147483647; \`start\` is at most 1000000000), a string's \`maxLength\`, \`pattern\` and
+\`enum\`, the required query parameters (\`${REQUIRED_ONE_OF_EXTENSION}\` where one of several is),
+and the required elements of a request body. A request outside them is answered 400, the error
+body naming the field; one inside them is never refused for its form (it may still be 404, 409,
+412… for what the data says). In bulk writes (\`<article>\` lists) an item outside its schema fails
+on its own, listed in the answer, while the rest go on; only the list as a whole (missing, over
+\`maxItems\`) is a 400. Query parameters an operation does not list, and request elements a schema
+does not name (\`additionalProperties: true\`), are **ignored**. A method a path does not take —
+\`QUERY\`, \`PATCH\`, any other token — is answered **405** with \`Allow\` listing the ones it does,
+before any body is read; OPTIONS answers every path.`;
 }
 
 export interface DocumentOptions {

@@ -1,4 +1,6 @@
 import { type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
+import { PRICE_PATTERN } from '../domain/money.js';
+import { COUNTRY_CODES } from '../domain/users.js';
 import { MAX_ID, MAX_START } from './fields.js';
 
 /**
@@ -55,6 +57,24 @@ export const PathStart = Type.Integer({ minimum: 1, maximum: MAX_START, descript
 
 /** A search string: required, and not blank (the finds trim it and refuse what is left empty). */
 export const SearchParam = (description: string) => Type.String({ minLength: 1, pattern: '\\S', description });
+
+/** A required text element: not blank (the readers trim it), at most `max` characters. */
+export const RequiredText = (max: number, description?: string) =>
+  Type.String({ minLength: 1, maxLength: max, pattern: '\\S', description });
+
+/** A price as `parsePriceCents` reads it: euros, at most two decimals, `.` or `,`. */
+export const PriceText = (description: string) =>
+  Type.String({ pattern: PRICE_PATTERN, description });
+
+/** A price filter of a query: blank is as if not given (`integer`, `text` and the like read it so). */
+export const PriceFilter = (description: string) =>
+  Type.String({ pattern: `^\\s*$|${PRICE_PATTERN}`, description: `${description} Blank: as if not given.` });
+
+/** A country as `normalizeCountry` reads it: a code (any case; `DE` and `UK` too). */
+export const CountryText = Type.String({
+  enum: [...COUNTRY_CODES, 'DE', 'UK'],
+  description: 'A country code, any case (`D` or `DE` for Germany, `GB` or `UK`).',
+});
 
 /** A request body's content: elements by name. */
 export const RequestBody = (properties: TProperties, description?: string): TObject =>

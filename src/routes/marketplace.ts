@@ -16,7 +16,9 @@ import { mapOffers } from '../mappers/article.js';
 import { mapUser } from '../mappers/user.js';
 import type { Services } from '../services.js';
 import { Type } from '@sinclair/typebox';
-import { Answer, BoolParam, IdParam, pageQuery, SearchParam } from '../http/route-schema.js';
+import { Answer, BoolParam, IdParam, pageQuery, PriceFilter, SearchParam } from '../http/route-schema.js';
+import { SELLER_COUNTRY_IDS } from '../domain/countries.js';
+import { COUNTRY_CODES } from '../domain/users.js';
 import { ArticleSchema } from '../mappers/article.js';
 import { UserSchema } from '../mappers/user.js';
 
@@ -35,7 +37,13 @@ const OFFER_QUERY = {
   isFirstEd: BoolParam,
   isReverseHolo: BoolParam,
   minAvailable: Type.Integer({ minimum: 1 }),
-  sellerCountry: Type.Array(Type.String(), { description: 'Repeatable.' }),
+  sellerCountry: Type.Array(
+    Type.String({
+      enum: [...COUNTRY_CODES, 'DE', 'UK', ...Object.keys(SELLER_COUNTRY_IDS)],
+      description: 'A country code (any case) or a country id.',
+    }),
+    { description: 'Repeatable.' },
+  ),
 };
 
 /** Offers and users of the public marketplace (reference §1.3): every app kind may read them. */
@@ -123,8 +131,8 @@ export function marketplaceRoutes(r: Router, services: Services): void {
           rarity: Type.String(),
           name: Type.String(),
           expansionName: Type.String(),
-          minPrice: Type.String({ description: 'Euros, e.g. `1.50`.' }),
-          maxPrice: Type.String({ description: 'Euros, e.g. `10.00`.' }),
+          minPrice: PriceFilter('Euros, e.g. `1.50`.'),
+          maxPrice: PriceFilter('Euros, e.g. `10.00`.'),
           ...pageQuery(1000),
         },
         paginated: true,
