@@ -105,9 +105,14 @@ describe('the OpenAPI document and the server agree on every bound', () => {
     if (s.type === 'integer') return pathValues[name] ?? String(Math.max(s.minimum ?? 1, 1));
     if (s.type === 'boolean') return 'false';
     if (s.pattern) {
-      const found = ['aaaaaaaaaaaaaaaaaaaaaaaa', 'Conformance', 'DE89370400440532013000', 'DEUTDEFF', '1.00', '+49 30 1234567'].find(
-        (c) => new RegExp(s.pattern, 'u').test(c),
-      );
+      const found = [
+        'aaaaaaaaaaaaaaaaaaaaaaaa',
+        'Conformance',
+        'DE89370400440532013000',
+        'DEUTDEFF',
+        '1.00',
+        '+49 30 1234567',
+      ].find((c) => new RegExp(s.pattern, 'u').test(c));
       if (found) return found;
     }
     return pathValues[name] ?? 'Conformance';
@@ -141,7 +146,8 @@ describe('the OpenAPI document and the server agree on every bound', () => {
     if (s.type === 'boolean') out.push(['not a boolean', 'maybe', false]);
     if (s.type === 'string') {
       if (s.enum) out.push(['outside the enum', 'notInTheEnum', false]);
-      if (s.maxLength !== undefined) out.push([`over maxLength ${s.maxLength}`, 'x'.repeat(s.maxLength + 1), false]);
+      if (s.maxLength !== undefined)
+        out.push([`over maxLength ${s.maxLength}`, 'x'.repeat(s.maxLength + 1), false]);
       if (s.pattern) {
         const bad = mismatch(s.pattern, inPath);
         if (bad !== undefined) out.push([`against the pattern ${s.pattern}`, bad, false]);
@@ -159,7 +165,8 @@ describe('the OpenAPI document and the server agree on every bound', () => {
 
   /** The request body's XML from element values (a list repeats its element). */
   function xml(elements: Record<string, string | string[] | Array<Record<string, string>>>): string {
-    const el = (name: string, v: string) => `<${name}>${v.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</${name}>`;
+    const el = (name: string, v: string) =>
+      `<${name}>${v.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</${name}>`;
     let inner = '';
     for (const [name, value] of Object.entries(elements)) {
       if (!Array.isArray(value)) inner += el(name, value);
@@ -255,7 +262,13 @@ describe('the OpenAPI document and the server agree on every bound', () => {
         out.push({ what: 'no body', path: basePath, query: baseQuery, body: '', admitted: false });
       for (const name of s.required ?? []) {
         const { [name]: _left, ...rest } = body as Record<string, any>;
-        out.push({ what: `<${name}> left out`, path: basePath, query: baseQuery, body: xml(rest), admitted: false });
+        out.push({
+          what: `<${name}> left out`,
+          path: basePath,
+          query: baseQuery,
+          body: xml(rest),
+          admitted: false,
+        });
       }
       for (const [name, p] of Object.entries(s.properties as Record<string, Schema>)) {
         const prop = resolve(p);
@@ -300,7 +313,9 @@ describe('the OpenAPI document and the server agree on every bound', () => {
       for (const [method, op] of Object.entries(ops)) {
         for (const c of cases(op)) {
           const path = template.replace(/\{(\w+)\}/g, (_m, n: string) => encodeURIComponent(c.path[n]!));
-          const query = c.query.map(([n, v]) => `${encodeURIComponent(n)}=${encodeURIComponent(v)}`).join('&');
+          const query = c.query
+            .map(([n, v]) => `${encodeURIComponent(n)}=${encodeURIComponent(v)}`)
+            .join('&');
           const url = `${path}${query ? `?${query}` : ''}`;
           const client = clientFor(op);
           const options = { body: c.body === '' ? undefined : c.body };

@@ -48,23 +48,31 @@ export const IdParam = Type.Integer({ minimum: 1, maximum: MAX_ID, description: 
 
 /** `start` and `maxResults` of a collection (`pageFromQuery`): `maxResults` at most `max`. */
 export const pageQuery = (max = 100): TProperties => ({
-  start: Type.Integer({ minimum: 0, maximum: MAX_START, description: 'The 0-based index of the first entity.' }),
+  start: Type.Integer({
+    minimum: 0,
+    maximum: MAX_START,
+    description: 'The 0-based index of the first entity.',
+  }),
   maxResults: Type.Integer({ minimum: 1, maximum: max, description: 'Entities per page.' }),
 });
 
 /** The 1-based start of a collection's path form (`/stock/:start`, `pageFromPath`). */
-export const PathStart = Type.Integer({ minimum: 1, maximum: MAX_START, description: 'The 1-based index of the first entity.' });
+export const PathStart = Type.Integer({
+  minimum: 1,
+  maximum: MAX_START,
+  description: 'The 1-based index of the first entity.',
+});
 
 /** A search string: required, and not blank (the finds trim it and refuse what is left empty). */
-export const SearchParam = (description: string) => Type.String({ minLength: 1, pattern: '\\S', description });
+export const SearchParam = (description: string) =>
+  Type.String({ minLength: 1, pattern: '\\S', description });
 
 /** A required text element: not blank (the readers trim it), at most `max` characters. */
 export const RequiredText = (max: number, description?: string) =>
   Type.String({ minLength: 1, maxLength: max, pattern: '\\S', description });
 
 /** A price as `parsePriceCents` reads it: euros, at most two decimals, `.` or `,`. */
-export const PriceText = (description: string) =>
-  Type.String({ pattern: PRICE_PATTERN, description });
+export const PriceText = (description: string) => Type.String({ pattern: PRICE_PATTERN, description });
 
 /** A price filter of a query: blank is as if not given (`integer`, `text` and the like read it so). */
 export const PriceFilter = (description: string) =>

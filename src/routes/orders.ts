@@ -21,7 +21,14 @@ import { type ApiRequest, ok, type Router, USER_KINDS } from '../http/routing.js
 import { mapOrder, mapOrders } from '../mappers/order.js';
 import type { Services } from '../services.js';
 import { Type } from '@sinclair/typebox';
-import { Answer, IdParam, pageQuery, PathStart, RequestBody, type RouteSchema } from '../http/route-schema.js';
+import {
+  Answer,
+  IdParam,
+  pageQuery,
+  PathStart,
+  RequestBody,
+  type RouteSchema,
+} from '../http/route-schema.js';
 import { OrderSchema } from '../mappers/order.js';
 
 const MAX_TRACKING = MAX_TRACKING_LENGTH;
@@ -30,7 +37,10 @@ const limited = limitedOrderText;
 
 const ORDER = Answer({ order: OrderSchema });
 /** An evaluation's grade (`checkGrade`): 1 very good, 2 good, 3 neutral, 4 bad, 10 n/a. */
-const GRADE = Type.Integer({ enum: [...GRADES], description: '1 very good, 2 good, 3 neutral, 4 bad, 10 n/a.' });
+const GRADE = Type.Integer({
+  enum: [...GRADES],
+  description: '1 very good, 2 good, 3 neutral, 4 bad, 10 n/a.',
+});
 const ORDERS_SCHEMA = (withStart: boolean): RouteSchema => ({
   summary: withStart ? 'A page of orders (1-based start, 100 a page)' : 'Orders by role and state',
   params: {
