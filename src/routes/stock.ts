@@ -1,4 +1,5 @@
 import { LANGUAGE_ID_RANGE } from '../domain/catalog.js';
+import { MAX_ARTICLES_PER_REQUEST } from '../domain/stock-rules.js';
 import {
   addArticles,
   type BulkResult,
@@ -27,7 +28,7 @@ import { type ArticleMapOptions, mapArticle } from '../mappers/article.js';
 import { mapProductDetail } from '../mappers/catalog-product.js';
 import { mapDeleted, mapFailedArticle, mapInserted } from '../mappers/stock-result.js';
 import type { Services } from '../services.js';
-import { Type } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
 import {
   Answer,
   BoolParam,
@@ -46,15 +47,20 @@ const FAILED = Type.Object(
   { success: Type.Literal(false), tried: Type.Unknown(), error: Type.String() },
   { $id: 'FailedArticle' },
 );
-const ARTICLES_BODY = (fields: string) =>
+/** A stock write's `<article>` list: 1 to 100 items, each failing on its own (`readArticles`). */
+const ARTICLES_BODY = (
+  item: TSchema,
+  description = 'An item outside its schema fails on its own (in `failed`); the others go on.',
+) =>
   RequestBody({
-    article: Type.Array(Type.Object({}, { additionalProperties: true, description: fields }), {
-      maxItems: 100,
-    }),
+    article: Type.Array(item, { minItems: 1, maxItems: MAX_ARTICLES_PER_REQUEST, description }),
   });
 const CHANGE = (summary: string): RouteSchema => ({
   summary,
-  body: ARTICLES_BODY('idArticle and count'),
+  body: ARTICLES_BODY(
+    ArticleCountItem,
+    'A `count` (or `amount`) that is not a positive integer refuses the whole request (400, spec §4.4); an unknown `idArticle` fails on its own (in `failed`).',
+  ),
   responses: { 200: Answer({ article: Type.Array(ArticleSchema), failed: Type.Array(FAILED) }) },
 });
 const STOCK_LIST = (withStart: boolean): RouteSchema => ({
@@ -65,6 +71,9 @@ const STOCK_LIST = (withStart: boolean): RouteSchema => ({
   responses: { 200: ARTICLES },
 });
 import {
+  ArticleChangeItem,
+  ArticleCountItem,
+  NewArticleItem,
   parseArticleChange,
   parseArticleCount,
   parseNewArticle,
@@ -126,7 +135,7 @@ export function stockRoutes(r: Router, services: Services): void {
       kinds: USER_KINDS,
       schema: {
         summary: 'Put articles on sale (at most 100 a request)',
-        body: ARTICLES_BODY('idProduct, count, price, idLanguage, condition, comments, the flags'),
+        body: ARTICLES_BODY(NewArticleItem),
         responses: {
           200: Answer({
             inserted: Type.Array(
@@ -156,7 +165,7 @@ export function stockRoutes(r: Router, services: Services): void {
       kinds: USER_KINDS,
       schema: {
         summary: 'Change articles (at most 100 a request)',
-        body: ARTICLES_BODY('idArticle and the fields to change'),
+        body: ARTICLES_BODY(ArticleChangeItem),
         responses: {
           200: Answer({ updatedArticles: Type.Array(ArticleSchema), notUpdatedArticles: Type.Array(FAILED) }),
         },
@@ -182,7 +191,7 @@ export function stockRoutes(r: Router, services: Services): void {
       kinds: USER_KINDS,
       schema: {
         summary: 'Take articles off sale (at most 100 a request)',
-        body: ARTICLES_BODY('idArticle and count'),
+        body: ARTICLES_BODY(ArticleCountItem),
         responses: {
           200: Answer({
             deleted: Type.Array(
