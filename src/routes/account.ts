@@ -99,7 +99,13 @@ export function accountRoutes(r: Router, services: Services): void {
       kinds: USER_KINDS,
       schema: {
         summary: 'Redeem coupons into the bonus balance',
-        body: RequestBody({ couponCode: Type.Array(Type.String(), { description: 'Repeated.' }) }),
+        body: RequestBody({
+          couponCode: Type.Array(Type.String(), {
+            minItems: 1,
+            maxItems: 100,
+            description: 'Repeated; each code redeemed or refused on its own.',
+          }),
+        }),
         responses: {
           200: Answer({ account: AccountSchema, coupon: Type.Array(CouponSchema), links: LinksSchema }),
         },

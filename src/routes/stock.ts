@@ -255,7 +255,14 @@ export function stockRoutes(r: Router, services: Services): void {
       kinds: USER_KINDS,
       schema: {
         summary: 'Stock articles whose product name matches',
-        params: { name: Type.String(), idGame: IdParam },
+        params: {
+          name: Type.String({
+            minLength: 1,
+            pattern: '\\S',
+            description: 'A name or part of one (not blank).',
+          }),
+          idGame: IdParam,
+        },
         query: pageQuery(),
         paginated: true,
         responses: { 200: ARTICLES },
