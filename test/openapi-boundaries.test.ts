@@ -405,6 +405,23 @@ describe('the OpenAPI document and the server agree on every bound', () => {
     assert.deepEqual(wrong, []);
   });
 
+  it('refuses a JSON request body with the 417 every body operation lists (bodies are XML only)', async () => {
+    const wrong: string[] = [];
+    for (const [template, ops] of Object.entries(doc.paths as Record<string, Record<string, Operation>>))
+      for (const [method, op] of Object.entries(ops)) {
+        if (!op.requestBody) continue;
+        assert.deepEqual(Object.keys(op.requestBody.content), ['application/xml'], template);
+        const path = template.replace(/\{(\w+)\}/g, (_m, n: string) => pathValues[n] ?? '1');
+        const res = await (clientFor(op) ?? world.seller.api).request(method.toUpperCase(), path, {
+          body: '{"request":{}}',
+          headers: { 'content-type': 'application/json' },
+        });
+        if (res.status !== 417 || !(op as any).responses['417'])
+          wrong.push(`${method.toUpperCase()} ${path}: ${res.status}`);
+      }
+    assert.deepEqual(wrong, []);
+  });
+
   it('answers a method token nobody knows with 405 and Allow on the wire', async () => {
     const address = await world.server.app.listen({ port: 0, host: '127.0.0.1' });
     const port = Number(new URL(address).port);

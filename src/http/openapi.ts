@@ -66,7 +66,7 @@ export const REQUIRED_ONE_OF_EXTENSION = 'x-required-one-of';
 const SIGNED_ERRORS = [400, 401, 403, 404, 410, 417, 429, 500, 503];
 /** Statuses an unsigned route may answer. */
 const PUBLIC_ERRORS = [400, 404, 410, 417, 500];
-/** What reading a request body may answer: too large, not XML. */
+/** What reading a request body may answer: too large, not UTF-8 (not XML at all is the 417). */
 const BODY_ERRORS = [413, 415];
 
 const STATUS_DESCRIPTIONS: Record<number, string> = {
@@ -84,8 +84,8 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   410: 'Gone: an old base address past its cutoff, an expired export file, or (sandbox, `LIVE_HOST_MOVED`) `api.cardmarket.com` since the move to apiv2.',
   412: 'Precondition failed: the state does not allow this.',
   413: 'The request body is too large.',
-  415: 'The request body is not XML.',
-  417: 'The `Expect` header is refused.',
+  415: 'The request body is in a charset other than UTF-8.',
+  417: 'The `Expect` header is refused, or a request body is not XML (JSON, text, a form): request bodies are XML only, as on the live API.',
   500: 'Internal server error; the description names the request id for the server log.',
   429: 'A request limit was reached (`Retry-After`).',
   503: 'Over the per-minute rate (`Slow Down`), or the server is closing.',
