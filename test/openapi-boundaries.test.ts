@@ -389,17 +389,19 @@ describe('the OpenAPI document and the server agree on every bound', () => {
     for (const [template, ops] of Object.entries(doc.paths as Record<string, Record<string, Operation>>)) {
       const path = template.replace(/\{(\w+)\}/g, (_m, n: string) => pathValues[n] ?? '1');
       const allowed = new Set(Object.keys(ops).map((m) => m.toUpperCase()));
-      for (const method of ['QUERY', 'PROPFIND', 'PATCH', 'PUT', 'DELETE', 'POST']) {
+      for (const [prefix, method] of ['', '/output.json'].flatMap((p) =>
+        ['QUERY', 'PROPFIND', 'PATCH', 'PUT', 'DELETE', 'POST'].map((m) => [p, m] as const),
+      )) {
         if (allowed.has(method)) continue;
         const res = await world.server.app.inject({
           method: method as 'GET',
-          url: `/ws/v2.0${path}`,
+          url: `/ws/v2.0${prefix}${path}`,
           headers: { host: 'api.cardbazaar.test', 'content-type': 'text/plain' },
           payload: 'not xml',
         });
         const allow = String(res.headers.allow ?? '');
         if (res.statusCode !== 405 || ![...allowed].every((m) => allow.includes(m)))
-          wrong.push(`${method} ${path}: ${res.statusCode}, Allow ${allow}`);
+          wrong.push(`${method} ${prefix}${path}: ${res.statusCode}, Allow ${allow}`);
       }
     }
     assert.deepEqual(wrong, []);
