@@ -28,6 +28,7 @@ import { payOwnOrder } from '../payments.js';
 import { refreshPriceGuide } from '../priceguide.js';
 import { addArticles, updateArticles } from '../stock.js';
 import { listStockOfProduct } from '../stock-queries.js';
+import type { DomainContext } from '../context.js';
 import type { TradingContext } from '../trading.js';
 import { createUser, fundUser } from '../users.js';
 import { createWantslists, getWantslist, offersForWant, updateWantslist } from '../wants.js';
@@ -77,12 +78,12 @@ export interface MarketState {
   actions: number;
 }
 
-export async function readMarketState(ctx: TradingContext): Promise<MarketState | null> {
+export async function readMarketState(ctx: DomainContext): Promise<MarketState | null> {
   const text = await getSetting(ctx.database.db, MARKET_STATE_SETTING);
   return text ? (JSON.parse(text) as MarketState) : null;
 }
 
-async function writeMarketState(ctx: TradingContext, state: MarketState): Promise<void> {
+async function writeMarketState(ctx: DomainContext, state: MarketState): Promise<void> {
   await putSetting(ctx.database.db, MARKET_STATE_SETTING, JSON.stringify(state));
 }
 
