@@ -1,0 +1,334 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import {
+  loadScenario,
+  parseScenario,
+  runMarket,
+  type Scenario,
+  ScenarioError,
+  validateScenario,
+} from '../src/domain/market/index.js';
+import { ApiError } from '../src/errors.js';
+import { createUser } from '../src/domain/users.js';
+import { insertExpansion, insertGame, insertProduct } from '../src/store/catalog.js';
+import { marketActions } from '../src/store/market.js';
+import { runCli } from './cli-helpers.js';
+import { DIALECTS, startTestServer, type TestServer } from './helpers.js';
+
+const START = Date.UTC(2026, 10, 2, 9, 0, 0);
+
+/** A catalog with fixed ids, so two databases built alike are alike to the byte. */
+async function catalog(server: TestServer, products = 8): Promise<number[]> {
+  const db = server.services.database.db;
+  await insertGame(db, { idGame: 1, name: 'Magic the Gathering', abbreviation: 'MtG' });
+  await insertExpansion(db, {
+    idExpansion: 7001,
+    idGame: 1,
+    enName: 'Market Test Set',
+    abbreviation: 'MTS',
+    icon: 1,
+    releaseDate: Date.UTC(2020, 0, 1),
+    isReleased: 1,
+  });
+  const ids: number[] = [];
+  for (let i = 1; i <= products; i++) {
+    const idProduct = 700_000 + i;
+    await insertProduct(
+      db,
+      {
+        idProduct,
+        idGame: 1,
+        idExpansion: 7001,
+        idMetaproduct: null,
+        idCategory: 1,
+        categoryName: 'Magic Single',
+        enName: `Market Card ${i}`,
+        number: String(i),
+        rarity: 'Rare',
+        isSingle: 1,
+        dateAdded: Date.UTC(2020, 0, 1),
+        image: `/img/items/1/${idProduct}.jpg`,
+      },
+      {},
+    );
+    ids.push(idProduct);
+  }
+  return ids;
+}
+
+async function freshServer(dialect: (typeof DIALECTS)[number] = 'sqlite'): Promise<TestServer> {
+  const server = await startTestServer({ dialect });
+  server.clock.set(START);
+  await catalog(server);
+  return server;
+}
+
+/** The outbox as it was written: type, payload and time of every event, in order. */
+async function eventStream(server: TestServer): Promise<string> {
+  const rows = await server.services.database.db
+    .selectFrom('events')
+    .select(['idEvent', 'type', 'payload', 'createdAt'])
+    .orderBy('idEvent')
+    .execute();
+  return rows.map((r) => `${r.idEvent} ${r.createdAt} ${r.type} ${r.payload}`).join('\n');
+}
+
+const small = (name: string): Scenario => {
+  const s = loadScenario(name);
+  return { ...s, products: { count: 6 } };
+};
+
+describe('the living market is deterministic', () => {
+  const servers: TestServer[] = [];
+  after(async () => {
+    for (const s of servers) await s.close();
+  });
+
+  it('the same seed and scenario give byte-identical event streams; another seed another', async () => {
+    const streams: string[] = [];
+    const logs: string[] = [];
+    for (const seed of ['1234', '1234', '999']) {
+      const server = await freshServer();
+      servers.push(server);
+      const summary = await runMarket(server.services, server.clock, {
+        scenario: small('spike'),
+        seed,
+        days: 4,
+      });
+      assert.equal(summary.days, 4);
+      assert.equal(server.clock.now(), START + 4 * 86_400_000, 'the market moved the clock by its days');
+      streams.push(await eventStream(server));
+      logs.push(
+        JSON.stringify((await marketActions(server.services.database.db)).map(({ idAction: _, ...a }) => a)),
+      );
+    }
+    const [a, b, c] = streams as [string, string, string];
+    assert.ok(a.split('\n').length > 100, `a market week raises many events (${a.split('\n').length})`);
+    for (const type of [
+      'article.listed',
+      'order.stateChanged',
+      'article.reserved',
+      'message.sent',
+      'order.changed',
+    ])
+      assert.ok(a.includes(` ${type} `), `the stream has ${type} events`);
+    assert.equal(a, b, 'same seed, same events');
+    assert.equal(logs[0], logs[1], 'same seed, same market log');
+    assert.notEqual(a, c, 'another seed, other events');
+  });
+});
+
+for (const dialect of DIALECTS) {
+  describe(`the living market conserves money and stock over a simulated week (${dialect})`, () => {
+    let server: TestServer;
+    after(() => server?.close());
+
+    async function totalMoney(): Promise<number> {
+      const db = server.services.database.db;
+      const balances = await db
+        .selectFrom('users')
+        .select(sql<string>`coalesce(sum("moneyBalance" + "bonusBalance"), 0)`.as('n'))
+        .executeTakeFirstOrThrow();
+      const held = await db
+        .selectFrom('orders')
+        .select(sql<string>`coalesce(sum("paidFromMoney" + "paidFromBonus"), 0)`.as('n'))
+        .where('state', 'in', ['paid', 'sent'])
+        .executeTakeFirstOrThrow();
+      return Number(balances.n) + Number(held.n);
+    }
+
+    /** Copies per product: available, reserved, or in an order not cancelled with relist. */
+    async function copies(): Promise<Map<number, number>> {
+      const db = server.services.database.db;
+      const out = new Map<number, number>();
+      const add = (id: number, n: number) => out.set(id, (out.get(id) ?? 0) + n);
+      for (const r of await db.selectFrom('articles').select(['idProduct', 'count']).execute())
+        add(r.idProduct, r.count);
+      for (const r of await db
+        .selectFrom('reservationArticles as r')
+        .innerJoin('articles as a', 'a.idArticle', 'r.idArticle')
+        .select(['a.idProduct', 'r.count'])
+        .execute())
+        add(r.idProduct, r.count);
+      for (const l of await db
+        .selectFrom('orderArticles as l')
+        .innerJoin('orders as o', 'o.idOrder', 'l.idOrder')
+        .select(['l.idProduct', 'l.count', 'o.state', 'o.relistOnCancel'])
+        .where('o.wasMergedInto', 'is', null)
+        .execute()) {
+        if (l.state === 'cancelled' && l.relistOnCancel === 1) continue;
+        add(l.idProduct, l.count);
+      }
+      return out;
+    }
+
+    it('balances plus held money change only by logged top-ups; copies only by logged listings', async () => {
+      server = await freshServer(dialect);
+      // A real user with stock of their own: the market buys from them, and never acts for them.
+      const client = await createUser(server.services, {
+        username: 'real-client',
+        country: 'D',
+        accountType: 'private',
+        firstName: 'Real',
+        lastName: 'Client',
+        street: 'Weg 1',
+        zip: '10115',
+        city: 'Berlin',
+      });
+      await server.services.database.db
+        .insertInto('articles')
+        .values({
+          idUser: client.idUser,
+          idProduct: 700_001,
+          idLanguage: 1,
+          comments: '',
+          price: 3,
+          condition: 'NM',
+          isFoil: 0,
+          isSigned: 0,
+          isAltered: 0,
+          isPlayset: 0,
+          isFirstEd: 0,
+          isReverseHolo: 0,
+          count: 2,
+          createdAt: START,
+          lastEdited: START,
+        })
+        .execute();
+      const money = await totalMoney();
+      const before = await copies();
+      await runMarket(server.services, server.clock, { scenario: small('calm'), seed: '77', days: 7 });
+      const log = await marketActions(server.services.database.db);
+      const funded = log
+        .filter((a) => a.action === 'fund')
+        .reduce((n, a) => n + (JSON.parse(a.detail) as { cents: number }).cents, 0);
+      assert.equal(await totalMoney(), money + funded, 'money');
+      const listed = new Map<number, number>();
+      for (const a of log) {
+        if (a.action !== 'list' || a.outcome !== 'ok') continue;
+        const d = JSON.parse(a.detail) as { idProduct: number; count: number };
+        listed.set(d.idProduct, (listed.get(d.idProduct) ?? 0) + d.count);
+      }
+      const after = await copies();
+      for (const id of new Set([...before.keys(), ...after.keys()]))
+        assert.equal(after.get(id) ?? 0, (before.get(id) ?? 0) + (listed.get(id) ?? 0), `copies of ${id}`);
+
+      const done = (action: string) => log.filter((a) => a.action === action && a.outcome === 'ok').length;
+      for (const action of ['list', 'reprice', 'checkout', 'pay', 'send', 'confirmReception', 'evaluate'])
+        assert.ok(done(action) > 0, `the week saw ${action} (${done(action)})`);
+      assert.ok(!log.some((a) => a.idUser === client.idUser), 'the market never acts for a real user');
+      const sold = await server.services.database.db
+        .selectFrom('orders')
+        .select('idOrder')
+        .where('idSeller', '=', client.idUser)
+        .execute();
+      assert.ok(sold.length > 0, "the client's cheap offer was bought");
+      const guide = await server.services.database.db
+        .selectFrom('priceGuides')
+        .select(['idProduct', 'avg1', 'trend'])
+        .where('idProduct', '>', 700_000)
+        .where('trend', 'is not', null)
+        .execute();
+      assert.ok(guide.length > 0, 'the price guide was computed from the simulated sales');
+    });
+  });
+}
+
+describe('market scenarios', () => {
+  it('the shipped scenarios load', () => {
+    for (const name of ['calm', 'spike', 'sellout']) assert.equal(loadScenario(name).name, name);
+  });
+
+  it('errors name the field at fault', () => {
+    const base = { traders: [{ kind: 'house', count: 1 }] };
+    const cases: Array<[unknown, RegExp]> = [
+      [{ ...base, traders: [{ kind: 'whale', count: 1 }] }, /traders\[0\]\.kind: must be one of house/],
+      [{ ...base, traders: [{ kind: 'house', count: -1 }] }, /traders\[0\]\.count: must be from 0/],
+      [{ ...base, traders: [{ kind: 'house', count: 1, spred: 1 }] }, /traders\[0\]\.spred: unknown field/],
+      [{ ...base, products: { count: 'ten' } }, /products\.count: must be a number/],
+      [{ ...base, value: { volatility: 9 } }, /value\.volatility: must be from 0 to 2/],
+      [{ ...base, shocks: [{ day: 1, type: 'value', product: 0 }] }, /shocks\[0\]\.factor: is required/],
+      [
+        { ...base, shocks: [{ day: 1, type: 'meteor' }] },
+        /shocks\[0\]\.type: must be value, vacation or noRestock/,
+      ],
+      [{ traders: [] }, /traders: must be a non-empty list/],
+      [{ ...base, stepsPerDay: 1.5 }, /stepsPerDay: must be a whole number/],
+    ];
+    for (const [raw, message] of cases) assert.throws(() => validateScenario(raw, 'test'), message);
+    assert.throws(() => parseScenario('traders: [', 'broken', '.yaml'), ScenarioError);
+    assert.throws(() => loadScenario('no-such-scenario'), /not one of the shipped scenarios/);
+  });
+
+  it('a YAML file is a scenario too', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'market-'));
+    try {
+      const file = join(dir, 'mine.yaml');
+      writeFileSync(
+        file,
+        'description: two sellers\ntraders:\n  - kind: undercutter\n    count: 2\nshocks:\n  - { day: 1, type: value, product: all, factor: 1.5 }\n',
+      );
+      const s = loadScenario(file);
+      assert.equal(s.name, 'mine');
+      assert.equal(s.traders[0]!.count, 2);
+      assert.equal(s.shocks[0]!.type, 'value');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the market is sandbox only', () => {
+  let server: TestServer;
+  after(() => server?.close());
+
+  it('production refuses it, and it never takes over a real user', async () => {
+    server = await freshServer();
+    const production = {
+      ...server.services,
+      config: { ...server.services.config, mode: 'production' as const },
+    };
+    await assert.rejects(
+      runMarket(production, server.clock, { scenario: small('calm'), seed: '1', days: 1 }),
+      (err: unknown) => err instanceof ApiError && err.status === 403 && /sandbox/.test(err.message),
+    );
+    await createUser(server.services, { username: 'calm-house-1', country: 'D', accountType: 'private' });
+    await assert.rejects(
+      runMarket(server.services, server.clock, { scenario: small('calm'), seed: '1', days: 1 }),
+      /belongs to a real user/,
+    );
+    const actions = await marketActions(server.services.database.db);
+    assert.ok(!actions.some((a) => a.trader === 'calm-house-1'));
+  });
+
+  it('the CLI refuses production and names an unknown scenario', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'market-cli-'));
+    const db = join(dir, 'db.sqlite');
+    try {
+      const refused = await runCli(
+        '--production',
+        '--secret-key',
+        'k'.repeat(40),
+        '--public-base-url',
+        'https://api.example.org',
+        '--database-url',
+        db,
+        'market',
+        'run',
+        '--scenario',
+        'calm',
+      );
+      assert.equal(refused.code, 1);
+      assert.match(refused.err, /does not run in production/);
+      const bad = await runCli('--database-url', db, 'market', 'run', '--scenario', 'nope');
+      assert.equal(bad.code, 1);
+      assert.match(bad.err, /not one of the shipped scenarios/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
