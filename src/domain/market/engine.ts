@@ -60,7 +60,7 @@ export interface MarketContext extends TradingContext {
 /** A clock the market moves: the marketplace time of each step. */
 export interface SettableClock {
   now(): number;
-  set(ms: number): void;
+  set(ms: number): void | Promise<void>;
 }
 
 /** The settings key holding the market's state (`market status`, pause/resume/stop). */
@@ -886,7 +886,7 @@ export class Market {
           }
         }
         this.step = this.day * this.scenario.stepsPerDay + s;
-        this.clock.set(start + this.step * stepMs);
+        await this.clock.set(start + this.step * stepMs);
         if (s === 0) await this.applyShocks();
         this.evolveValues();
         await sweepExpiredReservations(this.ctx);
@@ -900,7 +900,7 @@ export class Market {
       }
       if (stopped) break;
       // The marketplace day boundary: the whole price guide is recomputed from the day's sales.
-      this.clock.set(start + (this.day + 1) * DAY);
+      await this.clock.set(start + (this.day + 1) * DAY);
       await this.payday();
       await refreshPriceGuide(this.ctx);
       await this.ctx.events.deliverPending();

@@ -23,3 +23,4 @@ export async function marketStatusView(ctx: DomainContext): Promise<MarketStatus
     values: await marketValueViews(db),
   };
 }
+export * from './live.js';
