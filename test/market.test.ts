@@ -78,6 +78,14 @@ describe('the living market is deterministic', () => {
     assert.equal(a, b, 'same seed, same events');
     assert.equal(logs[0], logs[1], 'same seed, same market log');
     assert.notEqual(a, c, 'another seed, other events');
+
+    // The website's market page shows the run, the traders, value beside guide, the last actions.
+    const page = await servers[0]!.app.inject({ method: 'GET', url: '/market' });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /Scenario spike, seed 1234: finished, day 4 of 4\./);
+    assert.match(page.body, /<td>house<\/td><td>2<\/td>/);
+    assert.match(page.body, /id="market-product-700001"/);
+    assert.match(page.body, /<td>spike-[a-zA-Z]+-\d<\/td>/);
   });
 });
 
@@ -262,6 +270,17 @@ describe('the market is sandbox only', () => {
     );
     const actions = await marketActions(server.services.database.db);
     assert.ok(!actions.some((a) => a.trader === 'calm-house-1'));
+  });
+
+  it('production has no market page', async () => {
+    const prod = await startTestServer({
+      config: { mode: 'production', publicBaseUrl: 'https://api.example.org' },
+    });
+    try {
+      assert.equal((await prod.app.inject({ method: 'GET', url: '/market' })).statusCode, 404);
+    } finally {
+      await prod.close();
+    }
   });
 
   it('the CLI refuses production and names an unknown scenario', async () => {
