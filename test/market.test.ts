@@ -15,6 +15,7 @@ import {
 import { ApiError } from '../src/errors.js';
 import { createUser } from '../src/domain/users.js';
 import { marketActions } from '../src/store/market.js';
+import { parseSteps, runFixture } from '../src/sandbox/fixtures.js';
 import { runCli } from './cli-helpers.js';
 import { DIALECTS, startTestServer, type TestServer } from './helpers.js';
 import { catalog, START } from './market-helpers.js';
@@ -270,6 +271,27 @@ describe('the market is sandbox only', () => {
     );
     const actions = await marketActions(server.services.database.db);
     assert.ok(!actions.some((a) => a.trader === 'calm-house-1'));
+  });
+
+  it('a fixture step runs a market', async () => {
+    const server2 = await freshServer();
+    try {
+      const steps = parseSteps({ steps: [{ market: 'week', scenario: 'calm', seed: '3', days: 2 }] });
+      const { created } = await runFixture(server2.services, steps);
+      assert.equal(created.week!.days, 2);
+      assert.ok(Number(created.week!.actions) > 10);
+      assert.equal(server2.clock.now(), START + 2 * 86_400_000);
+      assert.throws(
+        () => parseSteps({ steps: [{ market: 'm', scenery: 'calm' }] }),
+        /field "scenery": unknown/,
+      );
+      await assert.rejects(
+        runFixture(server2.services, parseSteps({ steps: [{ market: 'm2', scenario: 'nope' }] })),
+        /step 1 \(market "m2"\), field "scenario": scenario nope/,
+      );
+    } finally {
+      await server2.close();
+    }
   });
 
   it('production has no market page', async () => {

@@ -54,7 +54,8 @@ const DAY = 86_400_000;
 export interface MarketContext extends TradingContext {
   config: TradingContext['config'] & Pick<Config, 'mode'>;
   serverKey: string;
-  events: EventDispatcher;
+  /** The outbox, delivered after each step; a fixture's market leaves it to the server. */
+  events: Pick<EventDispatcher, 'deliverPending'>;
 }
 
 /** A clock the market moves: the marketplace time of each step. */
