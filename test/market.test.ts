@@ -80,6 +80,23 @@ describe('the living market is deterministic', () => {
     assert.equal(logs[0], logs[1], 'same seed, same market log');
     assert.notEqual(a, c, 'another seed, other events');
 
+    // Each trader's actions show in the request log as its app's requests.
+    const first = servers[0]!.services;
+    await first.requestLog?.flush();
+    const house = await first.database.db
+      .selectFrom('marketTraders')
+      .selectAll()
+      .where('name', '=', 'spike-house-1')
+      .executeTakeFirstOrThrow();
+    const requests = await first.database.db
+      .selectFrom('requestLog')
+      .select(['method', 'path', 'status', 'idApp'])
+      .where('idUser', '=', house.idUser)
+      .execute();
+    assert.ok(requests.length > 0, 'the house seller has requests in the log');
+    assert.ok(requests.every((r) => r.idApp === house.idApp));
+    assert.ok(requests.some((r) => r.method === 'POST' && r.path === '/ws/v2.0/stock'));
+
     // The website's market page shows the run, the traders, value beside guide, the last actions.
     const page = await servers[0]!.app.inject({ method: 'GET', url: '/market' });
     assert.equal(page.statusCode, 200);

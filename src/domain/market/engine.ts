@@ -21,6 +21,7 @@ import { changeCart, sweepExpiredReservations } from '../cart.js';
 import { checkout } from '../checkout.js';
 import { evaluateOrder } from '../evaluations.js';
 import type { EventDispatcher } from '../events.js';
+import type { RequestLogRecorder } from '../request-log.js';
 import { sendMessage } from '../messages.js';
 import { productOffers } from '../offers.js';
 import { actOnOrder, type OrderActionInput } from '../orders.js';
@@ -56,6 +57,8 @@ export interface MarketContext extends TradingContext {
   serverKey: string;
   /** The outbox, delivered after each step; a fixture's market leaves it to the server. */
   events: Pick<EventDispatcher, 'deliverPending'>;
+  /** Where the traders' actions show as their apps' requests (off when REQUEST_LOG_ROWS is 0). */
+  requestLog?: Pick<RequestLogRecorder, 'add'>;
 }
 
 /** A clock the market moves: the marketplace time of each step. */
@@ -121,6 +124,7 @@ interface Product {
 
 interface Trader {
   idUser: number;
+  idApp: number;
   name: string;
   kind: TraderKind;
   spec: TraderSpec;
@@ -214,15 +218,71 @@ export class Market {
     detail: Record<string, unknown>,
     fn: () => Promise<T>,
   ): Promise<T | undefined> {
+    const started = performance.now();
     try {
       const result = await fn();
       this.record(trader, action, reason, 'ok', detail);
+      this.logRequest(trader, action, detail, 200, null, started);
       return result;
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       this.record(trader, action, reason, err.message, detail);
+      this.logRequest(trader, action, detail, err.status, err.code ?? null, started);
       return undefined;
     }
+  }
+
+  /**
+   * The request log shows a trader's actions as requests of its app: the API request each action
+   * stands for (paying, which the API has no request for, and top-ups are not requests).
+   */
+  private logRequest(
+    trader: Trader,
+    action: string,
+    detail: Record<string, unknown>,
+    status: number,
+    code: string | null,
+    started: number,
+  ): void {
+    const requestLog = this.ctx.requestLog;
+    if (!requestLog) return;
+    const order = `/ws/v2.0/order/${String(detail.idOrder)}`;
+    const call: Record<string, [string, string, string?]> = {
+      list: ['POST', '/ws/v2.0/stock'],
+      reprice: ['PUT', '/ws/v2.0/stock'],
+      addToCart: ['PUT', '/ws/v2.0/shoppingcart'],
+      checkout: ['PUT', '/ws/v2.0/shoppingcart/checkout'],
+      send: ['PUT', order],
+      confirmReception: ['PUT', order],
+      requestCancellation: ['PUT', order],
+      acceptCancellation: ['PUT', order],
+      evaluate: ['POST', `${order}/evaluation`],
+      message: ['POST', `/ws/v2.0/account/messages/${String(detail.to)}`],
+      vacation: ['PUT', '/ws/v2.0/account/vacation', 'onVacation=true'],
+      return: ['PUT', '/ws/v2.0/account/vacation', 'onVacation=false'],
+      createWantslist: ['POST', '/ws/v2.0/wantslist'],
+      addWants: ['PUT', `/ws/v2.0/wantslist/${String(detail.idWantslist)}`],
+    };
+    const request = call[action];
+    if (!request) return;
+    requestLog.add({
+      idUser: trader.idUser,
+      idApp: trader.idApp,
+      // The request log keeps real time (when a request arrived), as for every client.
+      time: Date.now(),
+      method: request[0],
+      path: request[1],
+      query: request[2] ?? '',
+      status,
+      durationMicros: Math.round((performance.now() - started) * 1000),
+      internalErrorCode: code,
+      origin: null,
+      authorization: null,
+      requestBody: null,
+      responseBody: null,
+      baseString: null,
+      signedOver: null,
+    });
   }
 
   private async flush(): Promise<LoggedAction[]> {
@@ -286,9 +346,11 @@ export class Market {
         const name = `${this.scenario.name}-${spec.kind}-${i}`;
         const stream = new Stream(this.seed, name);
         let idUser: number;
+        let idApp: number;
         const existing = known.get(name);
         if (existing) {
           idUser = existing.idUser;
+          idApp = existing.idApp;
         } else {
           const taken = await findUserByUsernameAnyCase(db, name);
           if (taken && !(await isMarketTrader(db, taken.idUser)))
@@ -310,6 +372,7 @@ export class Market {
           idUser = user.idUser;
           // A real app per trader: its actions are those of an ordinary client of its own.
           const issued = await createApp(this.ctx, { idUser, kind: 'dedicated', name: `${name} (market)` });
+          idApp = issued.app.idApp;
           await insertTrader(db, {
             idUser,
             name,
@@ -321,6 +384,7 @@ export class Market {
         }
         const trader: Trader = {
           idUser,
+          idApp,
           name,
           kind: spec.kind,
           spec,
@@ -527,13 +591,18 @@ export class Market {
       const waited = now - o.datePaid;
       if (waited < t.spec.shipDelayDays * DAY) continue;
       if (t.kind === 'slowShipper' && waited > 2 * DAY)
-        await this.attempt(t, 'message', 'apologising for shipping late', { idOrder: o.idOrder }, () =>
-          sendMessage(
-            this.ctx,
-            t.idUser,
-            o.idBuyer,
-            `Sorry for the wait: order ${o.idOrder} is on its way now.`,
-          ),
+        await this.attempt(
+          t,
+          'message',
+          'apologising for shipping late',
+          { idOrder: o.idOrder, to: o.idBuyer },
+          () =>
+            sendMessage(
+              this.ctx,
+              t.idUser,
+              o.idBuyer,
+              `Sorry for the wait: order ${o.idOrder} is on its way now.`,
+            ),
         );
       await this.orderAction(
         t,
@@ -764,8 +833,12 @@ export class Market {
   private async canceller(t: Trader): Promise<void> {
     for (const o of await this.orders(t, 'buyer', ['bought', 'paid'])) {
       if (o.cancellationRequestBuyer || !t.stream.chance(t.spec.chance)) continue;
-      await this.attempt(t, 'message', 'telling the seller before cancelling', { idOrder: o.idOrder }, () =>
-        sendMessage(this.ctx, t.idUser, o.idSeller, `I have to cancel order ${o.idOrder}, sorry.`),
+      await this.attempt(
+        t,
+        'message',
+        'telling the seller before cancelling',
+        { idOrder: o.idOrder, to: o.idSeller },
+        () => sendMessage(this.ctx, t.idUser, o.idSeller, `I have to cancel order ${o.idOrder}, sorry.`),
       );
       await this.orderAction(
         t,
