@@ -4,8 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { OffsetClock } from '../src/clock.js';
+import { testConfig } from '../src/config.js';
+import { createServices } from '../src/services.js';
+import { CLOCK_OFFSET } from '../src/store/faults.js';
+import { getSetting, putSetting } from '../src/store/settings.js';
 import {
   loadScenario,
+  readMarketState,
+  setMarketStatus,
+  startServerMarket,
   parseScenario,
   runMarket,
   type Scenario,
@@ -346,6 +354,72 @@ describe('the market is sandbox only', () => {
       assert.match(bad.err, /not one of the shipped scenarios/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a server's market", () => {
+  it('runs beside the server on the shared clock, pauses, resumes, keeps a clock advance, finishes', async () => {
+    const clock = new OffsetClock(0);
+    const services = await createServices(testConfig(), { clock });
+    try {
+      await catalog({ services } as TestServer);
+      const db = services.database.db;
+      // A marketplace day in about 40 ms of pacing: the test watches it move, pause and go on.
+      const market = startServerMarket(
+        services,
+        { scenario: small('calm'), seed: '5', days: 3, speed: 2_000_000 },
+        (err) => assert.fail(String(err)),
+      );
+      const started = clock.now();
+      for (let i = 0; i < 200 && (await readMarketState(services))?.day !== 1; i++)
+        await new Promise((r) => setTimeout(r, 20));
+      await setMarketStatus(services, 'paused');
+      await new Promise((r) => setTimeout(r, 400));
+      const paused = await readMarketState(services);
+      assert.equal(paused?.status, 'paused');
+      await new Promise((r) => setTimeout(r, 400));
+      assert.equal((await readMarketState(services))?.day, paused?.day, 'a paused market stands still');
+      // `clock advance 5d` from another process while paused: the market goes on from there.
+      const offset = Number((await getSetting(db, CLOCK_OFFSET)) ?? 0);
+      await putSetting(db, CLOCK_OFFSET, String(offset + 5 * 86_400_000));
+      await setMarketStatus(services, 'running');
+      const summary = await market.done;
+      assert.equal(summary?.days, 3);
+      assert.equal((await readMarketState(services))?.status, 'finished');
+      const moved = clock.now() - started;
+      assert.ok(
+        moved >= 8 * 86_400_000 && moved < 9 * 86_400_000,
+        `three market days and the five advanced (${moved})`,
+      );
+      assert.equal(
+        Number(await getSetting(db, CLOCK_OFFSET)),
+        clock.offset,
+        'the shared offset is the market clock',
+      );
+      await market.stop();
+    } finally {
+      await services.close();
+    }
+  });
+
+  it('stops when told', async () => {
+    const clock = new OffsetClock(0);
+    const services = await createServices(testConfig(), { clock });
+    try {
+      await catalog({ services } as TestServer);
+      const market = startServerMarket(
+        services,
+        { scenario: small('calm'), seed: '6', days: 50, speed: 86_400 },
+        (err) => assert.fail(String(err)),
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      await market.stop();
+      const state = await readMarketState(services);
+      assert.equal(state?.status, 'stopped');
+      assert.ok((state?.day ?? 0) < 50);
+    } finally {
+      await services.close();
     }
   });
 });

@@ -981,21 +981,23 @@ export class Market {
       await this.saveValues();
       const actions = await this.flush();
       options.onDay?.(this.day + 1, actions);
+      // The status is the CLI's to change meanwhile (`market pause`): keep what it says now.
+      const current = await readMarketState(this.ctx);
       await writeMarketState(this.ctx, {
         ...state,
+        status: current?.status ?? state.status,
         day: this.day + 1,
         updatedAt: this.clock.now(),
         actions: this.actionCount,
       });
     }
     await this.flush();
-    const final = await readMarketState(this.ctx);
     await writeMarketState(this.ctx, {
       ...state,
       status: stopped ? 'stopped' : 'finished',
       day: this.day,
       updatedAt: this.clock.now(),
-      actions: final?.actions ?? this.actionCount,
+      actions: this.actionCount,
     });
     return {
       seed: this.seed,
