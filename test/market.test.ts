@@ -25,7 +25,8 @@ import { createUser } from '../src/domain/users.js';
 import { marketActions } from '../src/store/market.js';
 import { parseSteps, runFixture } from '../src/sandbox/fixtures.js';
 import { runCli } from './cli-helpers.js';
-import { DIALECTS, startTestServer, type TestServer } from './helpers.js';
+import { cliOn } from './file-servers.js';
+import { DIALECTS, startFileTestServer, startTestServer, type TestServer } from './helpers.js';
 import { catalog, START } from './market-helpers.js';
 
 async function freshServer(dialect: (typeof DIALECTS)[number] = 'sqlite'): Promise<TestServer> {
@@ -327,6 +328,39 @@ describe('the market is sandbox only', () => {
       assert.equal((await prod.app.inject({ method: 'GET', url: '/market' })).statusCode, 404);
     } finally {
       await prod.close();
+    }
+  });
+
+  it('the CLI runs a market, prints the seed, its log and its status', async () => {
+    const file = await startFileTestServer();
+    try {
+      await catalog(file);
+      const cli = cliOn(file.databaseUrl);
+      const ran = await cli('market', 'run', '--scenario', 'calm', '--seed', '9', '--days', '1');
+      assert.equal(ran.code, 0, ran.err);
+      assert.match(ran.out, /^Market calm, seed 9, 1 days$/m);
+      assert.match(ran.out, /^day 1: \d+ actions/m);
+      assert.match(ran.out, /actions over 1 days; seed 9\./);
+      const log = await cli('market', 'log', '--json');
+      const actions = log.out.split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      assert.ok(actions.length > 10);
+      for (const a of actions) {
+        assert.equal(typeof a.trader, 'string');
+        assert.equal(typeof a.reason, 'string');
+        assert.equal(typeof a.seedPosition, 'number');
+        assert.equal(a.seed, '9');
+      }
+      assert.ok(actions.some((a) => a.action === 'list' && a.trader === 'calm-house-1'));
+      const last = await cli('market', 'log', '--last', '3');
+      assert.equal(last.out.split('\n').length, 3);
+      const status = await cli('market', 'status');
+      assert.match(status.out, /Market calm \(seed 9\): finished, day 1 of 1/);
+      assert.match(status.out, /700001 Market Card 1/);
+      const pause = await cli('market', 'pause');
+      assert.equal(pause.code, 1);
+      assert.match(pause.err, /finished: there is nothing to pause/);
+    } finally {
+      await file.close();
     }
   });
 
