@@ -101,9 +101,16 @@ const lastTrend = new Map(); // idProduct → TREND last round
 const lastCount = new Map(); // idProduct → copies in stock last round
 
 async function round(me) {
-  const stock = ((await call('GET', '/stock?start=0&maxResults=100')).article ?? [])
-    .filter((a) => onlyProducts.length === 0 || onlyProducts.includes(a.idProduct))
-    .slice(0, maxArticles);
+  // With --products, each product's articles (GET /stock/products/:idProduct); otherwise the
+  // first page of the stock.
+  let stock = [];
+  if (onlyProducts.length > 0) {
+    for (const idProduct of onlyProducts)
+      stock.push(...((await call('GET', `/stock/products/${idProduct}`)).article ?? []));
+  } else {
+    stock = (await call('GET', '/stock?start=0&maxResults=100')).article ?? [];
+  }
+  stock = stock.filter((a) => a.count > 0).slice(0, maxArticles);
 
   const copies = new Map();
   for (const a of stock) copies.set(a.idProduct, (copies.get(a.idProduct) ?? 0) + a.count);
