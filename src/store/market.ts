@@ -84,6 +84,11 @@ export async function putMarketValues(db: Executor, rows: MarketValuesTable[]): 
   }
 }
 
+/** The fair values a previous run left, by product: a new run goes on from them. */
+export async function storedMarketValues(db: Executor): Promise<MarketValuesTable[]> {
+  return db.selectFrom('marketValues').selectAll().orderBy('idProduct').execute();
+}
+
 export interface MarketValueView extends MarketValuesTable {
   enName: string;
   low: number | null;

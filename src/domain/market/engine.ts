@@ -10,6 +10,7 @@ import {
   isMarketTrader,
   marketTraders,
   putMarketValues,
+  storedMarketValues,
   traderOrders,
   userBalance,
 } from '../../store/market.js';
@@ -32,7 +33,7 @@ import { listStockOfProduct } from '../stock-queries.js';
 import type { DomainContext } from '../context.js';
 import type { TradingContext } from '../trading.js';
 import { createUser, fundUser } from '../users.js';
-import { createWantslists, getWantslist, offersForWant, updateWantslist } from '../wants.js';
+import { createWantslists, getWantslist, listWantslists, offersForWant, updateWantslist } from '../wants.js';
 import type { Scenario, TraderKind, TraderSpec } from './scenario.js';
 import { Stream } from './stream.js';
 
@@ -312,12 +313,7 @@ export class Market {
       this.ctx.database.db,
       rows.map((r) => r.idProduct),
     );
-    const stored = new Map(
-      (await this.ctx.database.db.selectFrom('marketValues').selectAll().execute()).map((v) => [
-        v.idProduct,
-        v,
-      ]),
-    );
+    const stored = new Map((await storedMarketValues(this.ctx.database.db)).map((v) => [v.idProduct, v]));
     const { defaultMin, defaultMax } = this.scenario.value;
     this.products = rows.map((r) => {
       // Every product draws its default from the value stream, used or not: the stream's position
@@ -408,14 +404,12 @@ export class Market {
   }
 
   private async setupWants(t: Trader): Promise<void> {
-    const existing = await this.ctx.database.db
-      .selectFrom('wantslists')
-      .select(['idWantslist', 'idGame'])
-      .where('idUser', '=', t.idUser)
-      .orderBy('idWantslist')
-      .execute();
+    // The lists an earlier run made, as the trader's own GET /wantslist shows them.
+    const existing = (await listWantslists(this.ctx, t.idUser))
+      .map((w) => w.idWantslist)
+      .sort((a, b) => a - b);
     if (existing.length > 0) {
-      t.idWantslists = existing.map((w) => w.idWantslist);
+      t.idWantslists = existing;
       return;
     }
     const games = [...new Set(t.products.map((p) => p.idGame))].sort((a, b) => a - b);
