@@ -151,7 +151,8 @@ function duration(input: FaultInput, field: 'latency' | 'expiresIn', label: stri
   const v = input[field];
   if (!given(v)) return null;
   if (typeof v === 'number') {
-    if (!Number.isInteger(v) || v < 0) throw badRequest(`The ${label} is a whole number of milliseconds.`, { field });
+    if (!Number.isInteger(v) || v < 0)
+      throw badRequest(`The ${label} is a whole number of milliseconds.`, { field });
     return v;
   }
   if (typeof v !== 'string') throw badRequest(`The ${label} is a duration such as 2s or 1h30m.`, { field });
@@ -227,7 +228,10 @@ export function parseFaultInput(input: FaultInput) {
   }
   let rate = 1;
   if (given(input.rate)) {
-    rate = typeof input.rate === 'string' && input.rate.trim() !== '' ? Number(input.rate) : (input.rate as number);
+    rate =
+      typeof input.rate === 'string' && input.rate.trim() !== ''
+        ? Number(input.rate)
+        : (input.rate as number);
     if (typeof rate !== 'number' || !Number.isFinite(rate) || rate <= 0 || rate > 1) {
       throw badRequest('The rate is the share of matching requests the fault hits: above 0, at most 1.', {
         field: 'rate',
@@ -257,7 +261,21 @@ export function parseFaultInput(input: FaultInput) {
   }
   const app = text(input, 'app')?.trim() || null;
   const user = text(input, 'user')?.trim() || null;
-  return { method, path, status, description, rate, latencyMs, drop: drop ? 1 : 0, seed, times, body, app, user, expiresInMs };
+  return {
+    method,
+    path,
+    status,
+    description,
+    rate,
+    latencyMs,
+    drop: drop ? 1 : 0,
+    seed,
+    times,
+    body,
+    app,
+    user,
+    expiresInMs,
+  };
 }
 
 /**
@@ -272,7 +290,10 @@ export function patternReachesRoute(pattern: string, method: string | null, rout
   for (const key of routeKeys) {
     const space = key.indexOf(' ');
     if (method !== null && key.slice(0, space) !== method) continue;
-    const route = key.slice(space + 1).split('/').slice(1);
+    const route = key
+      .slice(space + 1)
+      .split('/')
+      .slice(1);
     if (segmentsMatch(fault, 0, route, 0)) return true;
   }
   return false;
@@ -288,7 +309,12 @@ function segmentsMatch(fault: string[], fi: number, route: string[], ri: number)
     }
     // `**` inside a segment (`/stock**`): the rest of the pattern against a route path with a
     // sample value for each parameter.
-    const rest = '/' + route.slice(ri).map((r) => (r.startsWith(':') ? '1' : r)).join('/');
+    const rest =
+      '/' +
+      route
+        .slice(ri)
+        .map((r) => (r.startsWith(':') ? '1' : r))
+        .join('/');
     return pathPattern('/' + fault.slice(fi).join('/')).test(rest);
   }
   if (ri === route.length) return false;

@@ -137,7 +137,10 @@ export function faultHook(services: Services, control: SandboxControl, route: Ro
         error = new ApiError(410, MOVED_BODY);
         break;
       case 412:
-        error = new ApiError(412, 'This change is not possible in the current state; read it again and retry.');
+        error = new ApiError(
+          412,
+          'This change is not possible in the current state; read it again and retry.',
+        );
         break;
       case 413:
         error = new ApiError(413, `The request body is larger than ${services.config.bodyLimit} bytes.`);
@@ -149,7 +152,10 @@ export function faultHook(services: Services, control: SandboxControl, route: Ro
         error = new ApiError(504, 'Gateway Timeout: the service behind the gateway did not answer in time.');
         break;
       default:
-        error = new ApiError(status, STATUS_CODES[status] ?? (status < 500 ? 'Client Error' : 'Server Error'));
+        error = new ApiError(
+          status,
+          STATUS_CODES[status] ?? (status < 500 ? 'Client Error' : 'Server Error'),
+        );
     }
     // Every answer to an app with a quota carries the limit headers (with the limits off, none
     // does, but a quota refusal still shows them: a client asking for one tests how it reads them).
