@@ -265,7 +265,7 @@ for (const dialect of DIALECTS) {
       const cases: Array<[number, RegExp, string | null]> = [
         [401, /^Invalid signature\.$/, null],
         [403, /blocked/, null],
-        [404, /^There is no resource at GET \/ws\/v2\.0\/output\.json\/games\.$/, null],
+        [404, /^There is no resource at GET \/ws\/v2\.0\/games\.$/, null],
         [405, /^GET is not allowed on this resource; it accepts GET, OPTIONS\.$/, null],
         [418, /^I'm a Teapot$/i, null],
         [502, /^Bad Gateway/, null],
@@ -295,10 +295,11 @@ for (const dialect of DIALECTS) {
     });
 
     it('--times N hits exactly the next N matching requests, even when they arrive together', async () => {
+      const usual = (await call(base, cred, 'GET', '/stock', { json: true })).status;
       const fault = await add('--path', '/stock', '--method', 'GET', '--status', '502', '--times', '2');
       const seen: number[] = [];
       for (let i = 0; i < 3; i++) seen.push((await call(base, cred, 'GET', '/stock', { json: true })).status);
-      assert.deepEqual(seen, [502, 502, 204]);
+      assert.deepEqual(seen, [502, 502, usual]);
       const listed = JSON.parse((await cli('faults', 'list')).out);
       assert.equal(listed[0].idFault, fault.idFault);
       assert.equal(listed[0].times, 2);
@@ -331,15 +332,19 @@ for (const dialect of DIALECTS) {
     });
 
     it('--expires-in ends a fault on the marketplace clock', async () => {
+      // The test server's clock stands still where it started; the command's is the real one.
+      const started = server.clock.now();
       await add('--path', '/games', '--status', '503', '--expires-in', '2h');
-      assert.equal((await call(base, cred, 'GET', '/games')).status, 503);
       const listed = JSON.parse((await cli('faults', 'list')).out);
-      assert.ok(Date.parse(listed[0].expiresAt) > Date.parse(listed[0].createdAt));
-      assert.equal((await cli('clock', 'advance', '1h')).code, 0);
-      assert.equal((await call(base, cred, 'GET', '/games')).status, 503);
-      assert.equal((await cli('clock', 'advance', '1h')).code, 0);
-      assert.equal((await call(base, cred, 'GET', '/games')).status, 200);
-      assert.equal((await cli('clock', 'reset')).code, 0);
+      assert.equal(Date.parse(listed[0].expiresAt) - Date.parse(listed[0].createdAt), 2 * 3_600_000);
+      try {
+        server.clock.set(Date.now() + 3_600_000);
+        assert.equal((await call(base, cred, 'GET', '/games')).status, 503);
+        server.clock.set(Date.now() + 2 * 3_600_000 + 60_000);
+        assert.equal((await call(base, cred, 'GET', '/games')).status, 200);
+      } finally {
+        server.clock.set(started);
+      }
       await clear();
     });
 

@@ -1,5 +1,4 @@
 import { STATUS_CODES } from 'node:http';
-import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import { type FaultBody, takeFaultHit } from '../domain/faults.js';
 import { ApiError } from '../errors.js';
@@ -32,6 +31,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** What an injected fault does to this request's answer body (sandbox). */
     faultBody?: FaultBody;
+    /** The injected fault that hit this request (sandbox): its answer is not the API's own. */
+    injectedFault?: number;
   }
 }
 
@@ -57,6 +58,7 @@ export function faultHook(services: Services, control: SandboxControl, route: Ro
       break;
     }
     if (!fault) return;
+    request.injectedFault = fault.idFault;
     services.log.info(
       {
         reqId: request.id,
@@ -196,16 +198,12 @@ export const spoilBodyHook: onSendHookHandler = (request, reply, payload, done) 
     done(null, half);
     return;
   }
-  reply.header('content-length', bytes.length);
-  let sent = false;
-  const stream = new Readable({
-    read() {
-      if (sent) return;
-      sent = true;
-      this.push(half);
-      // Let the half reach the socket, then fail the stream: Fastify destroys the connection.
-      setTimeout(() => this.destroy(new Error('injected fault: body truncated')), 30);
-    },
-  });
-  done(null, stream);
+  // The answer leaves here: the whole length declared, half the bytes written, then the connection
+  // closed once they reached the socket. Fastify's own send never runs (the reply is hijacked), so
+  // `done` is not called.
+  reply.hijack();
+  const res = reply.raw;
+  const headers = { ...reply.getHeaders(), 'content-length': bytes.length };
+  res.writeHead(reply.statusCode, headers as Record<string, string | number | string[]>);
+  res.write(half, () => setTimeout(() => res.destroy(), 20));
 };
