@@ -69,6 +69,9 @@ export const de = {
   'reset.submit': 'Neues Passwort speichern',
   'reset.askAgain': 'Neuen Link anfordern',
 
+  'mail.usernameSubject': 'Ihr cardbazaar-Benutzername',
+  'mail.usernameBody':
+    'Hallo,\n\njemand, vermutlich Sie, hat den Benutzernamen des cardbazaar-Kontos dieser E-Mail-Adresse angefordert. Er lautet:\n\n{username}\n\nHier anmelden: {link}\n\nWenn Sie es nicht waren, ignorieren Sie diese E-Mail.\n',
   'mail.resetSubject': 'Ihr cardbazaar-Passwort',
   'mail.resetBody':
     'Hallo {username},\n\njemand, wahrscheinlich Sie, hat ein neues Passwort für Ihr cardbazaar-Konto angefordert. Öffnen Sie innerhalb einer Stunde diesen Link, um es zu wählen:\n\n{link}\n\nWenn Sie es nicht waren, ignorieren Sie diese E-Mail: Ihr Passwort bleibt, wie es ist.\n',

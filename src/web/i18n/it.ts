@@ -70,6 +70,9 @@ export const it = {
   'reset.submit': 'Salva la nuova password',
   'reset.askAgain': 'Chiedi un nuovo link',
 
+  'mail.usernameSubject': 'Il tuo nome utente cardbazaar',
+  'mail.usernameBody':
+    'Ciao,\n\nqualcuno, probabilmente tu, ha chiesto il nome utente dell’account cardbazaar di questo indirizzo. È:\n\n{username}\n\nAccedi qui: {link}\n\nSe non sei stato tu, ignora questa email.\n',
   'mail.resetSubject': 'La tua password di cardbazaar',
   'mail.resetBody':
     'Ciao {username},\n\nqualcuno, probabilmente tu, ha chiesto una nuova password per il tuo account cardbazaar. Apri questo link entro un’ora per sceglierla:\n\n{link}\n\nSe non sei stato tu, ignora questa e-mail: la tua password resta invariata.\n',
