@@ -1,4 +1,9 @@
-import { createPasswordReset, findAccountForReset, RESET_LINK_LIFETIME_MS, resetLinkPath } from '../auth/password-reset.js';
+import {
+  createPasswordReset,
+  findAccountForReset,
+  RESET_LINK_LIFETIME_MS,
+  resetLinkPath,
+} from '../auth/password-reset.js';
 import { badRequest } from '../errors.js';
 import type { LimitStore } from '../limits/store.js';
 import type { Mailer } from '../mail.js';
@@ -43,7 +48,9 @@ export async function sendLoginData(
     });
   }
   if (kind === 'username' && !text.includes('@')) {
-    throw badRequest('The username is sent to an email address: give the account’s email.', { field: 'email' });
+    throw badRequest('The username is sent to an email address: give the account’s email.', {
+      field: 'email',
+    });
   }
   const user = await findAccountForReset(ctx, text);
   if (!user || !ctx.mailer) return { mailing: ctx.mailer !== undefined };

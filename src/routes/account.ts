@@ -186,23 +186,28 @@ export function accountRoutes(r: Router, services: Services): void {
   );
 
   // Third-party apps only (reference §1.2): "forgot my login data" for a user who cannot sign in,
-  // so the app acts for nobody in particular; mails a password reset link (`type=password`, the
+  // so the app acts for nobody yet and signs with its own token and secret alone; mails a password reset link (`type=password`, the
   // body's <username>) or the username (`type=username`, the body's <email>). The answer is the
   // same whether the account exists or not.
   r.post(
     '/account/logindata',
     {
       kinds: ['thirdParty'],
+      // For a user with no access token (yet, or any more): the app's own signature.
+      signedBy: 'app',
       schema: {
         summary: 'Mail a user a password reset link or their username',
         query: {
           type: Type.Union([Type.Literal('password'), Type.Literal('username')], {
-            description: '`password`: mail a reset link to the account of <username>; `username`: mail the username to <email>.',
+            description:
+              '`password`: mail a reset link to the account of <username>; `username`: mail the username to <email>.',
           }),
         },
         requiredQuery: ['type'],
         body: RequestBody({
-          username: Type.Optional(Type.String({ description: 'With type=password (an email address works too).' })),
+          username: Type.Optional(
+            Type.String({ description: 'With type=password (an email address works too).' }),
+          ),
           email: Type.Optional(Type.String({ description: 'With type=username.' })),
         }),
         responses: {
@@ -216,7 +221,9 @@ export function accountRoutes(r: Router, services: Services): void {
     async (req) => {
       const type = req.query.type;
       if (type !== 'password' && type !== 'username') {
-        throw badRequest('type=password or type=username is required in the query string.', { field: 'type' });
+        throw badRequest('type=password or type=username is required in the query string.', {
+          field: 'type',
+        });
       }
       const field = type === 'password' ? 'username' : 'email';
       const body = requireBody(req.body, `<${field}>…</${field}>`);

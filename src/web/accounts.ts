@@ -125,7 +125,9 @@ export function accountPages(app: FastifyInstance, services: Services): void {
     const { origin, basePath } = publicOrigin(request, services.config);
     await sendLoginData(services, 'password', login, `${origin}${basePath}`);
     if (!services.mailer && services.config.mode === 'sandbox') {
-      request.log.info('password reset asked for without SMTP_URL: `cardbazaar user reset-link` prints a link');
+      request.log.info(
+        'password reset asked for without SMTP_URL: `cardbazaar user reset-link` prints a link',
+      );
     }
     return redirectWithFlash(reply, '/login', services.mailer ? 'flash.resetSent' : 'flash.resetNoMail');
   });
