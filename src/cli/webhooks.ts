@@ -3,9 +3,12 @@ import {
   createEndpoint,
   endpointAttempts,
   endpointSecret,
+  endpointAttemptsPage,
   listEndpoints,
   ownEndpoint,
   removeEndpoint,
+  sendAgain,
+  setEndpointEnabled,
 } from '../domain/webhooks.js';
 import type { Services } from '../services.js';
 import { listAppsOfUser } from '../store/apps.js';
@@ -120,6 +123,73 @@ export function registerWebhookCommands(program: Command): void {
           await ownEndpoint(services, null, idEndpoint);
           await removeEndpoint(services, null, idEndpoint);
           printJson({ deleted: idEndpoint });
+        });
+      }),
+    );
+  for (const [name, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
+    webhook
+      .command(`${name} <idEndpoint>`)
+      .description(
+        enabled
+          ? 'Enable an endpoint (its failure streak forgotten): deliveries resume.'
+          : 'Disable an endpoint: nothing is sent to it until it is enabled again.',
+      )
+      .action(
+        reportErrors(async (id: string, _opts: unknown, cmd: Command) => {
+          await withServices(cmd, async (services) => {
+            const idEndpoint = endpointId(id);
+            await setEndpointEnabled(services, null, idEndpoint, enabled);
+            printJson(describeEndpoint(services, await ownEndpoint(services, null, idEndpoint)));
+          });
+        }),
+      );
+  }
+  webhook
+    .command('resend <idDelivery>')
+    .description(
+      'Send a delivery again now, with three fresh days of retries (the website\'s "Send again"); the endpoint must be enabled.',
+    )
+    .action(
+      reportErrors(async (id: string, _opts: unknown, cmd: Command) => {
+        if (!/^\d{1,9}$/.test(id)) throw new CliError(`"${id}" is not a delivery id.`);
+        await withServices(cmd, async (services) => {
+          await sendAgain(services, null, Number(id));
+          printJson({ requeued: Number(id) });
+        });
+      }),
+    );
+  webhook
+    .command('deliveries <idEndpoint>')
+    .description(
+      "Print an endpoint's delivery attempts, newest first, as JSON (with each idDelivery for resend).",
+    )
+    .option('--limit <n>', 'how many (1 to 100)', '20')
+    .option('--start <n>', 'skip this many of the newest', '0')
+    .action(
+      reportErrors(async (id: string, opts: { limit: string; start: string }, cmd: Command) => {
+        if (!/^\d{1,3}$/.test(opts.limit) || Number(opts.limit) < 1 || Number(opts.limit) > 100)
+          throw new CliError('--limit is a whole number from 1 to 100.');
+        if (!/^\d{1,9}$/.test(opts.start)) throw new CliError('--start is a whole number.');
+        await withServices(cmd, async (services) => {
+          const { attempts, total } = await endpointAttemptsPage(services, null, endpointId(id), {
+            offset: Number(opts.start),
+            limit: Number(opts.limit),
+          });
+          printJson({
+            total,
+            attempts: attempts.map((a) => ({
+              idDelivery: a.idDelivery,
+              idEvent: a.idEvent,
+              type: a.type,
+              at: new Date(a.at).toISOString(),
+              status: a.status,
+              durationMs: a.durationMs,
+              response: a.response,
+            })),
+          });
         });
       }),
     );
