@@ -96,6 +96,30 @@ export function endpointSecret(serverKey: string, e: Pick<WebhookEndpoint, 'idEn
 }
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, as the recipe in docs/api.md checks it. */
+/**
+ * The headers of every delivery of an event: a webhook's, and `events listen --forward-to`'s (the
+ * same, so one receiver serves both). The delivery id stays the same across retries, for a
+ * receiver to recognise one it already handled; the attempt counts from 1.
+ */
+export function deliveryHeaders(
+  secret: string,
+  unixSeconds: number,
+  body: string,
+  event: { idEvent: number; type: string },
+  idDelivery: number | string,
+  attempt: number,
+): Record<string, string> {
+  return {
+    'Content-Type': 'application/json; charset=utf-8',
+    'User-Agent': 'cardbazaar-webhooks/1',
+    [SIGNATURE_HEADER]: signatureHeader(secret, unixSeconds, body),
+    'Cardbazaar-Event-Id': String(event.idEvent),
+    'Cardbazaar-Event-Type': event.type,
+    'Cardbazaar-Delivery-Id': String(idDelivery),
+    'Cardbazaar-Delivery-Attempt': String(attempt),
+  };
+}
+
 export function signatureHeader(secret: string, unixSeconds: number, body: string): string {
   const mac = createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex');
   return `t=${unixSeconds},v1=${mac}`;
@@ -619,14 +643,7 @@ export class WebhookDeliverer {
     const result = await postJson(
       urls.get(c.endpoint.idEndpoint) ?? c.endpoint.url,
       body,
-      {
-        'Content-Type': 'application/json; charset=utf-8',
-        'User-Agent': 'cardbazaar-webhooks/1',
-        [SIGNATURE_HEADER]: signatureHeader(secret, unix, body),
-        'Cardbazaar-Event-Id': String(c.event.idEvent),
-        'Cardbazaar-Event-Type': c.event.type,
-        'Cardbazaar-Delivery-Id': String(c.delivery.idDelivery),
-      },
+      deliveryHeaders(secret, unix, body, c.event, c.delivery.idDelivery, c.delivery.attempts),
       this.ctx.config.webhookTimeoutMs,
       this.ctx.config.targets,
     );
