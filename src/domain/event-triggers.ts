@@ -2,11 +2,11 @@ import { badRequest, preconditionFailed } from '../errors.js';
 import { mapEvent } from '../mappers/event.js';
 import type { UserEvent } from '../store/schema.js';
 import { latestUserEventId } from '../store/user-events.js';
-import { findUserByUsername } from '../store/users.js';
+import { addMoneyBalance, findUserByUsername } from '../store/users.js';
 import { evaluateOrder } from './evaluations.js';
 import { exportBuildsSettled, requestExport } from './exports.js';
-import { actOnOrder, setTrackingNumber } from './orders.js';
-import { simulatePurchase } from './simulate.js';
+import { actOnOrder, payOrderInTx, setTrackingNumber } from './orders.js';
+import { SIMULATED_BUYER, simulatePurchase } from './simulate.js';
 import { increaseArticles } from './stock.js';
 import { sendSystemMessage } from './system-messages.js';
 import type { TradingContext } from './trading.js';
@@ -108,10 +108,17 @@ export async function triggerEvent(
   const since = await latestUserEventId(ctx.database.db, user.idUser);
   const count = () => wholeNumber(given, 'count', 1);
 
+  /** The orders the trigger made: the answer keeps to their events (a payment below raises others). */
+  const made = new Set<number>();
   /** A purchase of the user's stock by the simulated buyer; the order that holds it. */
   const purchase = async (pay: boolean) => {
+    // A checkout merges into an unpaid order between the same two users, which changes no state:
+    // an unpaid order an earlier trigger left is paid first, so this purchase is an order of its own.
+    await payLeftOrders(ctx, user.idUser);
     const { buyer, orders } = await simulatePurchase(ctx, username, count(), pay);
-    return { buyer, idOrder: orders[0]!.order.idOrder };
+    const idOrder = orders[0]!.order.idOrder;
+    made.add(idOrder);
+    return { buyer, idOrder };
   };
 
   switch (kind) {
@@ -179,9 +186,38 @@ export async function triggerEvent(
   // each is derived once, whichever process gets it.
   await ctx.events.deliverPending();
   const { events: rows } = await readEventFeed(ctx, user.idUser, since, 100);
-  const produced = (rows as UserEvent[]).map(mapEvent).filter((e) => e.type === kind);
+  const produced = (rows as UserEvent[])
+    .map(mapEvent)
+    .filter((e) => e.type === kind && (made.size === 0 || made.has(orderOf(e) ?? -1)));
   if (produced.length === 0) throw preconditionFailed(`No ${kind} event was produced for ${username}.`);
   return produced;
+}
+
+/** The order an event is about (`order.…` events carry it, `article.sold` its id), if any. */
+function orderOf(e: TriggeredEvent): number | undefined {
+  const d = e.data as { order?: { idOrder?: number }; idOrder?: number } | undefined;
+  return d?.order?.idOrder ?? d?.idOrder;
+}
+
+/** Pays the simulated buyer's unpaid orders from this seller (topping its balance up, as a purchase does). */
+async function payLeftOrders(ctx: TriggerContext, idSeller: number): Promise<void> {
+  await ctx.database.transaction(async (tx) => {
+    const buyer = await findUserByUsername(tx, SIMULATED_BUYER);
+    if (!buyer) return;
+    const unpaid = await tx
+      .selectFrom('orders')
+      .selectAll()
+      .where('idBuyer', '=', buyer.idUser)
+      .where('idSeller', '=', idSeller)
+      .where('state', '=', 'bought')
+      .where('wasMergedInto', 'is', null)
+      .execute();
+    const now = ctx.clock.now();
+    for (const order of unpaid) {
+      await addMoneyBalance(tx, buyer.idUser, order.totalValue);
+      await payOrderInTx(tx, order, now);
+    }
+  });
 }
 
 /**
