@@ -186,9 +186,10 @@ export async function triggerEvent(
   // each is derived once, whichever process gets it.
   await ctx.events.deliverPending();
   const { events: rows } = await readEventFeed(ctx, user.idUser, since, 100);
-  const produced = (rows as UserEvent[])
-    .map(mapEvent)
-    .filter((e) => e.type === kind && (made.size === 0 || made.has(orderOf(e) ?? -1)));
+  const produced = (rows as UserEvent[]).map(mapEvent).filter((e) => {
+    const idOrder = orderOf(e);
+    return e.type === kind && (made.size === 0 || idOrder === undefined || made.has(idOrder));
+  });
   if (produced.length === 0) throw preconditionFailed(`No ${kind} event was produced for ${username}.`);
   return produced;
 }
