@@ -9,6 +9,7 @@ import {
   removeEndpoint,
   sendAgain,
   setEndpointEnabled,
+  setEndpointStrictOrder,
 } from '../domain/webhooks.js';
 import type { Services } from '../services.js';
 import { listAppsOfUser } from '../store/apps.js';
@@ -26,6 +27,7 @@ function describeEndpoint(services: Services, e: WebhookEndpoint) {
     secret: endpointSecret(services.serverKey, e),
     failingSince: e.failingSince === null ? null : new Date(e.failingSince).toISOString(),
     disabledAt: e.disabledAt === null ? null : new Date(e.disabledAt).toISOString(),
+    strictOrder: e.strictOrder === 1,
   };
 }
 
@@ -47,10 +49,21 @@ export function registerWebhookCommands(program: Command): void {
     .option('--app <idApp>', "which of the user's apps (default: their first live dedicated app)")
     .option('--kinds <list>', 'comma-separated event kinds (default: all)', '*')
     .option('--disabled', 'register it disabled')
+    .option(
+      '--strict-order',
+      'deliver in order: a failing event holds back the later ones until it succeeds or is given up',
+    )
     .action(
       reportErrors(
         async (
-          opts: { user: string; url: string; app?: string; kinds: string; disabled?: boolean },
+          opts: {
+            user: string;
+            url: string;
+            app?: string;
+            kinds: string;
+            disabled?: boolean;
+            strictOrder?: boolean;
+          },
           cmd: Command,
         ) => {
           await withServices(cmd, async (services) => {
@@ -71,6 +84,7 @@ export function registerWebhookCommands(program: Command): void {
               url: opts.url,
               kinds: opts.kinds,
               enabled: opts.disabled !== true,
+              strictOrder: opts.strictOrder === true,
             });
             printJson(describeEndpoint(services, endpoint));
           });
@@ -190,6 +204,21 @@ export function registerWebhookCommands(program: Command): void {
               response: a.response,
             })),
           });
+        });
+      }),
+    );
+  webhook
+    .command('strict-order <idEndpoint> <onOrOff>')
+    .description(
+      "Turn strict order on or off: on, a failing delivery holds back the endpoint's later ones until it succeeds or is given up.",
+    )
+    .action(
+      reportErrors(async (id: string, value: string, _opts: unknown, cmd: Command) => {
+        if (value !== 'on' && value !== 'off') throw new CliError('Say on or off.');
+        await withServices(cmd, async (services) => {
+          const idEndpoint = endpointId(id);
+          await setEndpointStrictOrder(services, null, idEndpoint, value === 'on');
+          printJson(describeEndpoint(services, await ownEndpoint(services, null, idEndpoint)));
         });
       }),
     );

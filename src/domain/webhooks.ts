@@ -201,6 +201,11 @@ export interface EndpointInput {
   url: string;
   kinds?: string | string[];
   enabled?: boolean;
+  /**
+   * Strict order: a failing delivery holds back the endpoint's later ones until it succeeds or is
+   * given up (docs/api.md, "Strict order"). Off by default.
+   */
+  strictOrder?: boolean;
 }
 
 /** The app the endpoint belongs to: one of the user's, live, dedicated or third-party. */
@@ -256,6 +261,7 @@ export async function createEndpoint(
       url,
       kinds,
       enabled: input.enabled === false ? 0 : 1,
+      strictOrder: input.strictOrder === true ? 1 : 0,
       salt: newSalt(),
       createdAt: ctx.clock.now(),
     });
@@ -299,6 +305,17 @@ export async function setEndpointEnabled(
       ? { enabled: 1, disabledAt: null, failingSince: null }
       : { enabled: 0, disabledAt: ctx.clock.now() },
   );
+}
+
+/** Turns an endpoint's strict order on or off (`idUser` null: the operator). */
+export async function setEndpointStrictOrder(
+  ctx: DomainContext,
+  idUser: number | null,
+  idEndpoint: number,
+  strictOrder: boolean,
+): Promise<void> {
+  await ownEndpoint(ctx, idUser, idEndpoint);
+  await updateEndpoint(ctx.database.db, idEndpoint, { strictOrder: strictOrder ? 1 : 0 });
 }
 
 export async function removeEndpoint(
