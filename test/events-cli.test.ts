@@ -377,6 +377,66 @@ describe('cardbazaar webhook and events (sqlite file)', () => {
     }
   });
 
+  it('webhook create --strict-order: a failing delivery holds back the later ones until it succeeds', async () => {
+    // The first answer fails; every later one succeeds.
+    const target = await startReceiver((_r, n) => (n === 1 ? 500 : 200));
+    try {
+      const created = await cli(
+        'webhook',
+        'create',
+        '--user',
+        seller.user.username,
+        '--url',
+        target.url,
+        '--kinds',
+        'message.received',
+        '--strict-order',
+      );
+      assert.equal(created.code, 0, created.err);
+      const endpoint = JSON.parse(created.out);
+      assert.equal(endpoint.strictOrder, true);
+      const ids: number[] = [];
+      for (const text of ['first', 'second']) {
+        const t = await cli(
+          'events',
+          'trigger',
+          'message.received',
+          '--user',
+          seller.user.username,
+          '--override',
+          `text=${text}`,
+          '--json',
+        );
+        assert.equal(t.code, 0, t.err);
+        ids.push(JSON.parse(t.out)[0].idEvent);
+      }
+      server.clock.set(Date.now() + 1000);
+      await server.services.webhooks.deliverDue();
+      // The first failed; the second waits behind it.
+      assert.deepEqual(
+        target.received.map((r) => r.json.idEvent),
+        [ids[0]],
+      );
+      await server.services.webhooks.deliverDue();
+      assert.equal(target.received.length, 1);
+      // Past the first retry's delay: the first goes through, then the second.
+      server.clock.set(Date.now() + 5 * 60_000);
+      await server.services.webhooks.deliverDue();
+      await server.services.webhooks.deliverDue();
+      assert.deepEqual(
+        target.received.map((r) => r.json.idEvent),
+        [ids[0], ids[0], ids[1]],
+      );
+
+      const off = await cli('webhook', 'strict-order', String(endpoint.idEndpoint), 'off');
+      assert.equal(off.code, 0, off.err);
+      assert.equal(JSON.parse(off.out).strictOrder, false);
+      assert.equal((await cli('webhook', 'delete', String(endpoint.idEndpoint))).code, 0);
+    } finally {
+      await target.close();
+    }
+  });
+
   it('refuses unknown kinds, and trigger outside the sandbox', async () => {
     const unknown = await cli('events', 'trigger', 'order.nope', '--user', seller.user.username);
     assert.equal(unknown.code, 1);
