@@ -370,6 +370,9 @@ export const de = {
   'webhooks.kinds': 'Ereignisse',
   'webhooks.kindsHint': 'Kreuzen Sie die gewünschten Ereignisse an; keines angekreuzt heißt alle.',
   'webhooks.allKinds': 'alle Ereignisse',
+  'webhooks.strictOrderLabel': 'In strenger Reihenfolge',
+  'webhooks.strictOrderHint':
+    'Ein fehlschlagendes Ereignis hält die späteren zurück, bis es durchgeht oder aufgegeben wird (bis zu 3 Tage): Der Empfänger erhält sie in Reihenfolge, aber verspätet.',
   'webhooks.enabledLabel': 'Aktiviert',
   'webhooks.createSubmit': 'Webhook hinzufügen',
   'webhooks.title': 'Webhook',

@@ -364,6 +364,9 @@ export const en = {
   'webhooks.kinds': 'Events',
   'webhooks.kindsHint': 'Tick the events you want; none ticked means every event.',
   'webhooks.allKinds': 'every event',
+  'webhooks.strictOrderLabel': 'In strict order',
+  'webhooks.strictOrderHint':
+    'A failing event holds back the later ones until it succeeds or is given up (up to 3 days): the receiver gets them in order, but late.',
   'webhooks.enabledLabel': 'Enabled',
   'webhooks.createSubmit': 'Add the endpoint',
   'webhooks.title': 'Webhook endpoint',

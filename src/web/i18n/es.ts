@@ -365,6 +365,9 @@ export const es = {
   'webhooks.kinds': 'Eventos',
   'webhooks.kindsHint': 'Marque los eventos que quiere; ninguno marcado significa todos.',
   'webhooks.allKinds': 'todos los eventos',
+  'webhooks.strictOrderLabel': 'En orden estricto',
+  'webhooks.strictOrderHint':
+    'Un evento que falla retiene los siguientes hasta que se entrega o se abandona (hasta 3 días): el receptor los recibe en orden, pero con retraso.',
   'webhooks.enabledLabel': 'Activado',
   'webhooks.createSubmit': 'Añadir el webhook',
   'webhooks.title': 'Webhook',

@@ -368,6 +368,9 @@ export const fr = {
   'webhooks.kinds': 'Événements',
   'webhooks.kindsHint': 'Cochez les événements voulus ; aucun coché signifie tous.',
   'webhooks.allKinds': 'tous les événements',
+  'webhooks.strictOrderLabel': 'Dans l’ordre strict',
+  'webhooks.strictOrderHint':
+    'Un événement en échec retient les suivants jusqu’à ce qu’il passe ou soit abandonné (jusqu’à 3 jours) : le destinataire les reçoit dans l’ordre, mais en retard.',
   'webhooks.enabledLabel': 'Activé',
   'webhooks.createSubmit': 'Ajouter le webhook',
   'webhooks.title': 'Webhook',

@@ -368,6 +368,9 @@ export const it = {
   'webhooks.kinds': 'Eventi',
   'webhooks.kindsHint': 'Spunta gli eventi che vuoi; nessuno spuntato significa tutti.',
   'webhooks.allKinds': 'tutti gli eventi',
+  'webhooks.strictOrderLabel': 'In ordine rigoroso',
+  'webhooks.strictOrderHint':
+    'Un evento che fallisce trattiene i successivi finché non va a buon fine o viene abbandonato (fino a 3 giorni): il destinatario li riceve in ordine, ma in ritardo.',
   'webhooks.enabledLabel': 'Attivo',
   'webhooks.createSubmit': 'Aggiungi il webhook',
   'webhooks.title': 'Webhook',
