@@ -14,6 +14,7 @@ import { balancePages } from './balance.js';
 import { cartPages } from './cart.js';
 import { catalogPages } from './catalog.js';
 import { homePages } from './home.js';
+import { imagePages } from './images.js';
 import { langFromAcceptLanguage, translator } from './i18n/index.js';
 import { profilePages } from './profile.js';
 import { requestPages } from './requests.js';
@@ -92,6 +93,8 @@ export async function websitePlugin(
     });
   });
   await app.register(docsAssets);
+  // Card pictures: no session either (docs/using-the-website.md, "Card pictures").
+  await app.register(async (images) => imagePages(images, services));
 
   await app.register(async (pages) => {
     pages.addHook('onRequest', sessionHook(services));
