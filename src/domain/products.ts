@@ -11,6 +11,8 @@ import {
   type ProductInfo,
   printingsOf,
 } from '../store/products.js';
+import { lowestPrices } from '../store/offers.js';
+import { storedGuides } from '../store/priceguide.js';
 import type { ExpansionsTable, GamesTable } from '../store/schema.js';
 import { type SearchQuery, searchIndexVersion, searchProducts } from '../store/search.js';
 import type { Database } from '../store/db.js';
@@ -220,4 +222,19 @@ async function metaproductViews(ctx: DomainContext, idMetaproducts: number[]): P
       .map((id) => infoById.get(id))
       .filter((i): i is ProductInfo => i !== undefined),
   }));
+}
+
+/** What a list shows beside a product: its cheapest offer and its price trend (cents; null: none). */
+export interface ListPrice {
+  from: number | null;
+  trend: number | null;
+}
+
+/** The "from" price and the trend of each product given, for the website's lists. */
+export async function listPrices(ctx: DomainContext, idProducts: number[]): Promise<Map<number, ListPrice>> {
+  const ids = [...new Set(idProducts)];
+  const db = ctx.database.db;
+  const [lowest, guides] = await Promise.all([lowestPrices(db, ids), storedGuides(db, ids)]);
+  const trends = new Map(guides.map((g) => [g.idProduct, g.trend]));
+  return new Map(ids.map((id) => [id, { from: lowest.get(id) ?? null, trend: trends.get(id) ?? null }]));
 }

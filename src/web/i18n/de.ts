@@ -1,3 +1,4 @@
+import { frontDe } from './front.js';
 import { errorsDe } from './errors.js';
 import { tradeDe } from './trade.js';
 import { shopDe } from './shop/de.js';
@@ -6,6 +7,7 @@ import type { Dictionary } from './index.js';
 export const de = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
   ...tradeDe,
+  ...frontDe,
   ...errorsDe,
   ...shopDe,
   'nav.profile': 'Profil',

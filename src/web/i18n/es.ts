@@ -1,3 +1,4 @@
+import { frontEs } from './front.js';
 import { errorsEs } from './errors.js';
 import { tradeEs } from './trade.js';
 import { shopEs } from './shop/es.js';
@@ -6,6 +7,7 @@ import type { Dictionary } from './index.js';
 export const es = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
   ...tradeEs,
+  ...frontEs,
   ...errorsEs,
   ...shopEs,
   'nav.profile': 'Perfil',

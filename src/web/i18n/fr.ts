@@ -1,3 +1,4 @@
+import { frontFr } from './front.js';
 import { errorsFr } from './errors.js';
 import { tradeFr } from './trade.js';
 import { shopFr } from './shop/fr.js';
@@ -6,6 +7,7 @@ import type { Dictionary } from './index.js';
 export const fr = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
   ...tradeFr,
+  ...frontFr,
   ...errorsFr,
   ...shopFr,
   'nav.profile': 'Profil',

@@ -1,3 +1,4 @@
+import { frontIt } from './front.js';
 import { errorsIt } from './errors.js';
 import { tradeIt } from './trade.js';
 import { shopIt } from './shop/it.js';
@@ -6,6 +7,7 @@ import type { Dictionary } from './index.js';
 export const it = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
   ...tradeIt,
+  ...frontIt,
   ...errorsIt,
   ...shopIt,
   'nav.profile': 'Profilo',
