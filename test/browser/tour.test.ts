@@ -32,6 +32,7 @@ const NOT_PAGES: Record<string, string> = {
   '/assets/*': 'the stylesheet and scripts',
   '/docs/assets/*': "Redoc's bundle for the API reference",
   '/docs/images/*': "the guides' pictures",
+  '/img/*': 'card pictures (images, checked on the pages that show them)',
   '/stock/file.csv': 'a download (the stock file), not a page',
   '/healthz': "the operator's health check",
   '*': 'the not-found answer for any other path',
