@@ -47,6 +47,7 @@ export const frontEn = {
   'front.cheapestNow': 'Cheapest offers now',
   'front.noOtherOffers': 'Nobody else offers this card now.',
   'front.picture': 'Picture',
+  'front.actions': 'Actions',
   'front.backToSite': 'Back to the shop',
 };
 
@@ -95,6 +96,7 @@ export const frontFr: Record<keyof typeof frontEn, string> = {
   'front.cheapestNow': 'Offres les moins chères',
   'front.noOtherOffers': 'Personne d’autre ne vend cette carte en ce moment.',
   'front.picture': 'Image',
+  'front.actions': 'Actions',
   'front.backToSite': 'Retour à la boutique',
 };
 
@@ -143,6 +145,7 @@ export const frontDe: Record<keyof typeof frontEn, string> = {
   'front.cheapestNow': 'Günstigste Angebote',
   'front.noOtherOffers': 'Niemand sonst bietet diese Karte gerade an.',
   'front.picture': 'Bild',
+  'front.actions': 'Aktionen',
   'front.backToSite': 'Zurück zum Shop',
 };
 
@@ -191,6 +194,7 @@ export const frontEs: Record<keyof typeof frontEn, string> = {
   'front.cheapestNow': 'Ofertas más baratas',
   'front.noOtherOffers': 'Nadie más ofrece esta carta ahora.',
   'front.picture': 'Imagen',
+  'front.actions': 'Acciones',
   'front.backToSite': 'Volver a la tienda',
 };
 
@@ -239,5 +243,6 @@ export const frontIt: Record<keyof typeof frontEn, string> = {
   'front.cheapestNow': 'Offerte più economiche',
   'front.noOtherOffers': 'Nessun altro offre questa carta ora.',
   'front.picture': 'Immagine',
+  'front.actions': 'Azioni',
   'front.backToSite': 'Torna al negozio',
 };
