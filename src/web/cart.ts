@@ -16,6 +16,7 @@ import { idParam, parseInteger } from '../http/fields.js';
 import type { Services } from '../services.js';
 import { formatMoney } from '../format.js';
 import { type Errors, failureText, fields, formErrors, redirectWithFlash, type Values } from './forms.js';
+import { countries } from './accounts.js';
 import { render } from './render.js';
 import { requireUser } from './session.js';
 
@@ -74,7 +75,16 @@ export function cartPages(app: FastifyInstance, services: Services): void {
       request,
       reply,
       'cart',
-      { title: 'cart.title', cart, methods, address, errors, totals, balance },
+      {
+        title: 'cart.title',
+        cart,
+        methods,
+        address,
+        errors,
+        totals,
+        balance,
+        countries: countries(request.lang),
+      },
       status,
     );
   }
