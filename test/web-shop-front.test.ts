@@ -62,7 +62,10 @@ for (const dialect of DIALECTS) {
       assert.match(product.text, /data-price="lowest">€9\.90</);
       assert.match(textOf(product.text), /5 copies in 2 offers/);
       // The header's search box on every page.
-      assert.match(product.text, /<form class="site-search" method="get" action="\/cards" role="search" aria-label="Search cards">/);
+      assert.match(
+        product.text,
+        /<form class="site-search" method="get" action="\/cards" role="search" aria-label="Search cards">/,
+      );
       for (const [, src] of images(product.text)) {
         const res = await server.app.inject({ method: 'GET', url: src! });
         assert.equal(res.statusCode, 200, src);

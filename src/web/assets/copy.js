@@ -1,3 +1,4 @@
+/* global document */
 // The profile's copy buttons (issue 35): hidden without JavaScript (the secret is then selected
 // with one click, `user-select: all`); with it, a click copies the secret it names.
 for (const button of document.querySelectorAll('button.copy[data-copy]')) {
