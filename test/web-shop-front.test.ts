@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createApp } from '../src/auth/apps.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { setPasswordHash } from '../src/store/users.js';
 import { createProduct, type ProductFixture } from './fixtures.js';
@@ -143,6 +144,45 @@ for (const dialect of DIALECTS) {
       const idOrder = (bought.json as { order: { idOrder: number }[] }).order[0]!.idOrder;
       const page = await buyer.web.get('/balance');
       assert.ok(page.text.includes(`<a href="/orders/${idOrder}">#${idOrder}</a>`));
+    });
+
+    it('names the app on the third-party sign-in, shows the signed-in header on a 404, counts the order tabs, folds secrets', async () => {
+      const issued = await createApp(server.services, {
+        idUser: seller.user.idUser,
+        kind: 'thirdParty',
+        name: 'Deck <Builder>',
+        callbackUrl: 'https://deck.example/cb',
+      });
+      const anon = new WebClient(server);
+      const login = await anon.get(`/login?next=${encodeURIComponent(`/authorize/${issued.appToken}`)}`);
+      assert.match(login.text, /id="signing-in-for">Sign in to let Deck &lt;Builder&gt; use your account</);
+      assert.doesNotMatch((await anon.get('/login?next=/cart')).text, /signing-in-for/);
+
+      const buyer = await webTrader(server, { name: 'fronttabs', country: 'FR', balanceCents: 10_000 });
+      const copy = await offer(server, seller.user, { product: card, price: 150 });
+      await buyer.web.get(`/products/${card.idProduct}`);
+      await buyer.web.post(`/products/${card.idProduct}/cart`, {
+        idArticle: String(copy.idArticle),
+        count: '1',
+      });
+      await buyer.web.get('/cart');
+      assert.equal((await buyer.web.post('/cart/buy-and-pay')).status, 303);
+      const tabs = await buyer.web.get('/orders?actor=buyer&state=paid');
+      assert.match(tabs.text, /aria-current="page">Paid \(1\)</);
+      assert.match(tabs.text, />Bought \(unpaid\) \(0\)</);
+
+      const missing = await buyer.web.get('/no-such-page');
+      assert.equal(missing.status, 404);
+      assert.match(missing.text, /<header class="top signed-in">/);
+      assert.ok(missing.text.includes(`<span class="who">${buyer.user.username}</span>`));
+      assert.doesNotMatch((await new WebClient(server).get('/no-such-page')).text, /signed-in/);
+
+      const profile = await buyer.web.get('/profile');
+      assert.match(profile.text, /<a href="#api-credentials">API credentials<\/a>/);
+      assert.match(
+        profile.text,
+        /<details class="reveal"><summary>Show<\/summary><code class="secret" id="cred-\d+-appSecret"/,
+      );
     });
   });
 }
