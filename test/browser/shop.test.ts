@@ -56,7 +56,7 @@ describeUnless(NO_BROWSER, 'the shop in Chromium', () => {
 
     // Search.
     await page.getByLabel('Card name').fill('Lightning');
-    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('main').getByRole('button', { name: 'Search' }).click();
     await page.waitForURL(/\/cards\?search=Lightning/);
     await page.getByRole('link', { name: 'Lightning Bolt' }).click();
     await page.waitForURL(`${server.url}/products/${bolt.idProduct}`);
