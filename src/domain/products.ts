@@ -231,6 +231,11 @@ export interface ListPrice {
   trend: number | null;
 }
 
+/** The cheapest copy on offer of one product (cents), undefined when none is. */
+export async function lowestPrice(ctx: DomainContext, idProduct: number): Promise<number | undefined> {
+  return (await lowestPrices(ctx.database.db, [idProduct])).get(idProduct);
+}
+
 /** The "from" price and the trend of each product given, for the website's lists. */
 export async function listPrices(ctx: DomainContext, idProducts: number[]): Promise<Map<number, ListPrice>> {
   const ids = [...new Set(idProducts)];

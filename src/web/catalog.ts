@@ -8,6 +8,7 @@ import {
   gameExpansions,
   listGames,
   listPrices,
+  lowestPrice,
   productDetail,
 } from '../domain/products.js';
 import { publicUser } from '../domain/public-users.js';
@@ -189,7 +190,11 @@ export function catalogPages(app: FastifyInstance, services: Services): void {
   ) {
     const idProduct = paramId(request, 'idProduct');
     const detail = await productDetail(services, idProduct);
-    const price = (await listPrices(services, [idProduct])).get(idProduct)!;
+    // The trend is the detail's own price guide: only the cheapest offer is one more statement.
+    const price = {
+      from: (await lowestPrice(services, idProduct)) ?? null,
+      trend: detail.priceGuide?.trend ?? null,
+    };
     const values = queryValues(request, OFFER_FILTERS);
     let errors: Errors = {};
     let offers = emptyOffers();
