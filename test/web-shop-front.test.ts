@@ -184,5 +184,29 @@ for (const dialect of DIALECTS) {
         /<details class="reveal"><summary>Show<\/summary><code class="secret" id="cred-\d+-appSecret"/,
       );
     });
+
+    it('opens the front page with the games and what is moving: newest listings, sales, trend changes', async () => {
+      const mover = await createProduct(server, { enName: 'Trending Frontwyrm' });
+      await server.services.database.db
+        .insertInto('priceGuides')
+        .values({ idProduct: mover.idProduct, trend: 900, avg30: 300, updatedAt: 0 })
+        .execute();
+      const listed = await offer(server, seller.user, { product: mover, price: 777 });
+      assert.ok(listed.idArticle > 0);
+      const home = await new WebClient(server).get('/');
+      assert.equal(home.status, 200);
+      const section = (id: string) =>
+        new RegExp(`<section class="card" id="${id}">([\\s\\S]*?)</section>`).exec(home.text)?.[1] ?? '';
+      assert.match(section('newest'), /alt="Trending Frontwyrm"/);
+      assert.match(textOf(section('newest')), /€7\.77/);
+      assert.match(
+        textOf(section('movers')),
+        /Trending Frontwyrm .*€9\.00 \+200 % against the 30-day average/,
+      );
+      // A paid order of the earlier tests is a sale.
+      assert.match(section('sold'), /alt="Glimmering Frontdrake"/);
+      assert.match(section('games'), /href="\/games\/\d+"/);
+      assert.match(home.text, /<section class="card" id="api">/);
+    });
   });
 }
