@@ -1,6 +1,7 @@
 import { frontDe } from './front.js';
 import { errorsDe } from './errors.js';
 import { tradeDe } from './trade.js';
+import { marketDe } from './market.js';
 import { shopDe } from './shop/de.js';
 import type { Dictionary } from './index.js';
 
@@ -8,6 +9,7 @@ export const de = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
   ...tradeDe,
   ...frontDe,
+  ...marketDe,
   ...errorsDe,
   ...shopDe,
   'nav.profile': 'Profil',

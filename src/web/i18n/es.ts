@@ -1,6 +1,7 @@
 import { frontEs } from './front.js';
 import { errorsEs } from './errors.js';
 import { tradeEs } from './trade.js';
+import { marketEs } from './market.js';
 import { shopEs } from './shop/es.js';
 import type { Dictionary } from './index.js';
 
@@ -8,6 +9,7 @@ export const es = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
   ...tradeEs,
   ...frontEs,
+  ...marketEs,
   ...errorsEs,
   ...shopEs,
   'nav.profile': 'Perfil',

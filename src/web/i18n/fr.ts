@@ -1,6 +1,7 @@
 import { frontFr } from './front.js';
 import { errorsFr } from './errors.js';
 import { tradeFr } from './trade.js';
+import { marketFr } from './market.js';
 import { shopFr } from './shop/fr.js';
 import type { Dictionary } from './index.js';
 
@@ -8,6 +9,7 @@ export const fr = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
   ...tradeFr,
   ...frontFr,
+  ...marketFr,
   ...errorsFr,
   ...shopFr,
   'nav.profile': 'Profil',

@@ -1,6 +1,7 @@
 import { frontIt } from './front.js';
 import { errorsIt } from './errors.js';
 import { tradeIt } from './trade.js';
+import { marketIt } from './market.js';
 import { shopIt } from './shop/it.js';
 import type { Dictionary } from './index.js';
 
@@ -8,6 +9,7 @@ export const it = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
   ...tradeIt,
   ...frontIt,
+  ...marketIt,
   ...errorsIt,
   ...shopIt,
   'nav.profile': 'Profilo',
