@@ -184,12 +184,21 @@ export async function triggerEvent(
   }
   // Derive the public events here rather than wait for a server to: the outbox claim makes sure
   // each is derived once, whichever process gets it.
-  await ctx.events.deliverPending();
-  const { events: rows } = await readEventFeed(ctx, user.idUser, since, 100);
-  const produced = (rows as UserEvent[]).map(mapEvent).filter((e) => {
-    const idOrder = orderOf(e);
-    return e.type === kind && (made.size === 0 || idOrder === undefined || made.has(idOrder));
-  });
+  const read = async () => {
+    await ctx.events.deliverPending();
+    const { events: rows } = await readEventFeed(ctx, user.idUser, since, 100);
+    return (rows as UserEvent[]).map(mapEvent).filter((e) => {
+      const idOrder = orderOf(e);
+      return e.type === kind && (made.size === 0 || idOrder === undefined || made.has(idOrder));
+    });
+  };
+  let produced = await read();
+  // A delivery loop running beside this call (a server's own, when the control API triggers, or
+  // another process's) may hold the claim on the outbox rows: their events come once it is done.
+  for (let waited = 0; produced.length === 0 && waited < 5000; waited += 50) {
+    await new Promise((r) => setTimeout(r, 50));
+    produced = await read();
+  }
   if (produced.length === 0) throw preconditionFailed(`No ${kind} event was produced for ${username}.`);
   return produced;
 }
