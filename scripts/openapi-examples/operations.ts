@@ -245,6 +245,14 @@ export const EXAMPLES: ExampleRecipe[] = [
     as: { username: 'demo-buyer', kind: 'thirdParty' },
     path: '/account/logout',
   },
+  {
+    route: 'POST /account/logindata',
+    summary: 'The demo third-party app asks for a password reset link for a user who forgot it',
+    as: (v) => ({ appOnly: v.app }),
+    setup: async (x) => ({ app: await x.credentials('demo-buyer', 'thirdParty') }),
+    path: '/account/logindata?type=password',
+    body: '<username>demo-buyer</username>',
+  },
   // Authorization ---------------------------------------------------------------------------
   {
     route: 'GET /authenticate/:appToken',
