@@ -5,7 +5,7 @@ Installed (`pip install ./python/pytest-cardbazaar`), pytest finds the fixtures 
 `pytest_cardbazaar.plugin` (see tests/conftest.py).
 """
 
-from .client import Cardbazaar, ControlError, SignedSession, parse_time
+from .client import Cardbazaar, ControlError, SignedSession, credentials_of, parse_time
 from .server import ServerProcess, StartError
 from .webhooks import Delivery, Receiver, register_endpoint, verify_signature
 
@@ -17,6 +17,7 @@ __all__ = [
     "ServerProcess",
     "SignedSession",
     "StartError",
+    "credentials_of",
     "parse_time",
     "register_endpoint",
     "verify_signature",

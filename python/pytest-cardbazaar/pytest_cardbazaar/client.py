@@ -85,6 +85,13 @@ class SignedSession(requests.Session):
             url = f"{self.base_url}/{url.lstrip('/')}"
         return super().request(method, url, *args, **kwargs)
 
+    def rebuild_auth(self, prepared_request, response):
+        # A redirect (`GET /stock` answers 307 to `/stock/1`) is a new URL: sign it afresh, with
+        # a new nonce, instead of sending the first request's signature again.
+        prepared_request.headers.pop("Authorization", None)
+        if origin_of(prepared_request.url) == origin_of(response.request.url):
+            self.auth(prepared_request)
+
 
 def origin_of(url: str) -> str:
     parts = urlsplit(url)
@@ -216,7 +223,7 @@ class Cardbazaar:
                 )
             step = {"app": "made", "owner": username, "kind": api_kind}
             made = self.world({"steps": [step]})
-            self._made[key] = _app_from_world(made, "made")
+            self._made[key] = credentials_of(made, "made")
         return dict(self._made[key])
 
     def session(
@@ -231,7 +238,7 @@ class Cardbazaar:
         return SignedSession(self.json_base_url if json else self.base_url, creds)
 
 
-def _app_from_world(result: Mapping[str, Any], name: str) -> dict:
+def credentials_of(result: Mapping[str, Any], name: str) -> dict:
     """The credentials of the app step `name` in a fixtures answer (named result, or the `apps` list)."""
     ids = result.get("ids") or {}
     if isinstance(ids.get(name), Mapping) and "appToken" in ids[name]:
