@@ -7,7 +7,7 @@ Installed (`pip install ./python/pytest-cardbazaar`), pytest finds the fixtures 
 
 from .client import Cardbazaar, ControlError, SignedSession, credentials_of, parse_time
 from .server import ServerProcess, StartError
-from .webhooks import Delivery, Receiver, register_endpoint, verify_signature
+from .webhooks import Delivery, Receiver, Website, register_endpoint, verify_signature
 
 __all__ = [
     "Cardbazaar",
@@ -16,6 +16,7 @@ __all__ = [
     "Receiver",
     "ServerProcess",
     "SignedSession",
+    "Website",
     "StartError",
     "credentials_of",
     "parse_time",

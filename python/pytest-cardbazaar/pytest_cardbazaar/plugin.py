@@ -16,7 +16,7 @@ import pytest
 
 from .client import Cardbazaar, Snapshots
 from .server import ServerProcess
-from .webhooks import Receiver
+from .webhooks import Receiver, Website
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -138,3 +138,22 @@ def webhook_receiver() -> Iterator[Receiver]:
     receiver = Receiver()
     yield receiver
     receiver.close()
+
+
+@pytest.fixture
+def webhook(cardbazaar: Cardbazaar, credentials: dict, webhook_receiver: Receiver) -> Iterator[Receiver]:
+    """`webhook_receiver`, registered for every kind on the `credentials` app (demo-seller's), signed
+    in on the website as its owner; `.endpoint` (`idEndpoint`, `secret`). Deleted after the test."""
+    owner = next(
+        (u["username"] for u in cardbazaar.document.get("users", []) if u.get("idUser") == credentials.get("idOwner")),
+        "demo-seller",
+    )
+    site = Website(cardbazaar.website_url, owner, cardbazaar.demo_password)
+    endpoint = site.add_endpoint(credentials["idApp"], webhook_receiver.url)
+    webhook_receiver.endpoint = endpoint  # type: ignore[attr-defined]
+    webhook_receiver.secret = endpoint["secret"]  # type: ignore[attr-defined]
+    yield webhook_receiver
+    try:
+        site.delete_endpoint(endpoint["idEndpoint"])
+    finally:
+        site.close()

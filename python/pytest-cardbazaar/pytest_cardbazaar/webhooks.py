@@ -122,6 +122,64 @@ def _csrf(page: requests.Response) -> str:
     return html.unescape(m.group(1))
 
 
+class Website:
+    """A user signed in on the website, as a browser is: where an app's owner manages its webhooks."""
+
+    def __init__(self, website_url: str, username: str, password: str, *, timeout: float = 30.0):
+        self.site = website_url.rstrip("/")
+        self.timeout = timeout
+        self.web = requests.Session()
+        login = self.web.get(f"{self.site}/login", timeout=timeout)
+        signed_in = self.web.post(
+            f"{self.site}/login",
+            data={"_csrf": _csrf(login), "username": username, "password": password, "next": "/"},
+            allow_redirects=False,
+            timeout=timeout,
+        )
+        if signed_in.status_code != 303:
+            raise AssertionError(f"signing in as {username} answered {signed_in.status_code}")
+
+    def add_endpoint(self, id_app: int, url: str, kinds: Iterable[str] = ()) -> dict:
+        """Register a webhook endpoint on an app the user owns: `{"idEndpoint", "secret", "url"}`.
+
+        No kinds means every kind.
+        """
+        form = self.web.get(f"{self.site}/profile/apps/{int(id_app)}/webhooks/new", timeout=self.timeout)
+        form.raise_for_status()
+        fields = [("_csrf", _csrf(form)), ("url", url), ("enabled", "true")]
+        fields += [("kinds", k) for k in kinds]
+        made = self.web.post(
+            f"{self.site}/profile/apps/{int(id_app)}/webhooks",
+            data=fields,
+            allow_redirects=False,
+            timeout=self.timeout,
+        )
+        where = made.headers.get("Location", "")
+        m = re.search(r"/profile/webhooks/(\d+)", where)
+        if made.status_code not in (302, 303) or not m:
+            raise AssertionError(f"registering {url} answered {made.status_code}: {made.text[:1000]}")
+        page = self.web.get(f"{self.site}/profile/webhooks/{m.group(1)}", timeout=self.timeout)
+        secret = _SECRET.search(page.text)
+        if not secret:
+            raise AssertionError(f"no secret on {page.url}")
+        return {"idEndpoint": int(m.group(1)), "secret": html.unescape(secret.group(1)), "url": url}
+
+    def delete_endpoint(self, id_endpoint: int) -> None:
+        page = self.web.get(f"{self.site}/profile/webhooks/{int(id_endpoint)}", timeout=self.timeout)
+        page.raise_for_status()
+        done = self.web.post(
+            f"{self.site}/profile/webhooks/{int(id_endpoint)}/delete",
+            data={"_csrf": _csrf(page)},
+            allow_redirects=False,
+            timeout=self.timeout,
+        )
+        if done.status_code not in (302, 303):
+            raise AssertionError(f"deleting endpoint {id_endpoint} answered {done.status_code}")
+
+    def close(self) -> None:
+        self.web.close()
+
+
 def register_endpoint(
     website_url: str,
     username: str,
@@ -132,34 +190,9 @@ def register_endpoint(
     *,
     timeout: float = 30.0,
 ) -> dict:
-    """Register a webhook endpoint on an app the user owns, as its owner does on the website.
-
-    Answers `{"idEndpoint", "secret", "url"}`. No kinds means every kind.
-    """
-    site = website_url.rstrip("/")
-    web = requests.Session()
-    login = web.get(f"{site}/login", timeout=timeout)
-    signed_in = web.post(
-        f"{site}/login",
-        data={"_csrf": _csrf(login), "username": username, "password": password, "next": "/"},
-        allow_redirects=False,
-        timeout=timeout,
-    )
-    if signed_in.status_code != 303:
-        raise AssertionError(f"signing in as {username} answered {signed_in.status_code}")
-    form = web.get(f"{site}/profile/apps/{int(id_app)}/webhooks/new", timeout=timeout)
-    form.raise_for_status()
-    fields = [("_csrf", _csrf(form)), ("url", url), ("enabled", "true")]
-    fields += [("kinds", k) for k in kinds]
-    made = web.post(
-        f"{site}/profile/apps/{int(id_app)}/webhooks", data=fields, allow_redirects=False, timeout=timeout
-    )
-    where = made.headers.get("Location", "")
-    m = re.search(r"/profile/webhooks/(\d+)", where)
-    if made.status_code not in (302, 303) or not m:
-        raise AssertionError(f"registering {url} answered {made.status_code}: {made.text[:1000]}")
-    page = web.get(f"{site}{where}" if where.startswith("/") else where, timeout=timeout)
-    secret = _SECRET.search(page.text)
-    if not secret:
-        raise AssertionError(f"no secret on {page.url}")
-    return {"idEndpoint": int(m.group(1)), "secret": html.unescape(secret.group(1)), "url": url}
+    """Sign in as `username` and register `url` on their app `id_app` (see Website.add_endpoint)."""
+    site = Website(website_url, username, password, timeout=timeout)
+    try:
+        return site.add_endpoint(id_app, url, kinds)
+    finally:
+        site.close()
