@@ -186,7 +186,11 @@ class Cardbazaar:
             body["user"] = user
         if override:
             body["override"] = dict(override)
-        return self.call("POST", "events/trigger", body)["event"]
+        answer = self.call("POST", "events/trigger", body)
+        if "event" in answer:
+            return answer["event"]
+        events = answer.get("events") or []
+        return events[0] if events else answer
 
     def world(self, source: Union[str, os.PathLike, Mapping[str, Any]]) -> dict:
         """Build a world (the fixture format of `cardbazaar fixtures run`) in one transaction.
