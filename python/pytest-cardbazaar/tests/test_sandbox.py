@@ -94,6 +94,9 @@ def test_the_clock_advances(clock):
     assert clock.now() - before >= dt.timedelta(days=8)
     clock.advance(dt.timedelta(hours=1))
     assert clock.get()["offsetMs"] >= (8 * 24 + 1) * 3600 * 1000
+    target = dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=30)
+    clock.set(target)
+    assert abs(clock.now() - target) < dt.timedelta(minutes=1)
     assert clock.reset()["offsetMs"] == 0
     assert abs(clock.now() - dt.datetime.now(dt.timezone.utc)) < dt.timedelta(minutes=1)
 
