@@ -30,6 +30,7 @@ import { installVersions, oldBaseAddressCheck } from './http/versions.js';
 import { limitHooks } from './limits/hook.js';
 import { installLimitsOperator } from './limits/operator.js';
 import { installCatalogDownloads } from './routes/catalog-downloads.js';
+import { installControlApi } from './routes/control.js';
 import { registerRoutes } from './routes/index.js';
 import { methodNotAllowedPage, notFoundPage, websitePlugin } from './web/index.js';
 import type { Services } from './services.js';
@@ -319,6 +320,9 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       `Internal server error. The server log has the details under request id ${request.id}.`,
     );
   });
+
+  // The sandbox control API (`/_cardbazaar/`; in production, a 404 for every path under it).
+  installControlApi(app, services);
 
   // The website: its own plugin context, so nothing of it runs on API requests. Registered last and
   // not awaited, so the API's routes are installed with the error handler above.

@@ -89,6 +89,8 @@ export interface Config {
   mailFrom: string;
   /** Where `cardbazaar snapshot` keeps snapshots; unset: `snapshots/` beside the SQLite file. */
   snapshotDir: string | undefined;
+  /** The sandbox control API's bearer token (`/_cardbazaar/`); unset: derived from the server key. */
+  controlToken: string | undefined;
   /** Rows of the request log kept per user (0: no request log). */
   requestLogRows: number;
   /** Webhooks (docs/api.md, "Events and webhooks"): endpoints on private addresses in production; the answer's time limit. */
@@ -615,6 +617,21 @@ export const SETTINGS = [
       'Where `cardbazaar snapshot save` keeps snapshots (sandbox, SQLite). Unset: a `snapshots` folder beside the database file.',
     default: undefined,
     parse: optional,
+  }),
+  setting({
+    key: 'controlToken',
+    env: 'CONTROL_TOKEN',
+    flag: '--control-token',
+    description:
+      'The bearer token of the sandbox control API (`/_cardbazaar/`: clock, faults, snapshots, fixtures, event triggers, reset). Unset: derived from the server key, printed at start and in `serve --print-credentials json` as `controlToken`.',
+    default: undefined,
+    parse: (raw) => {
+      const token = optional(raw);
+      if (token !== undefined && !/^[A-Za-z0-9._~+/=-]{16,200}$/.test(token)) {
+        throw new Error('16 to 200 letters, digits and . _ ~ + / = -');
+      }
+      return token;
+    },
   }),
   setting({
     key: 'requestLogRows',

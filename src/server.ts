@@ -1,3 +1,4 @@
+import { controlTokenOf } from './auth/control-token.js';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { describeApps } from './auth/apps.js';
@@ -8,6 +9,7 @@ import { startReservationSweeper } from './domain/cart.js';
 import { startPriceGuideJob } from './domain/priceguide.js';
 import { DEMO_PASSWORD, ensureDemoPasswords } from './seed/demo-users.js';
 import { seedDemo } from './seed/index.js';
+import { saveBaseline } from './domain/snapshots.js';
 import { sandboxDocument } from './sandbox/document.js';
 import type { SandboxDocument } from './sandbox/types.js';
 import { createServices, type ServiceOverrides, type Services } from './services.js';
@@ -45,13 +47,7 @@ export async function startServer(
   const services = await createServices(config, overrides);
   try {
     // The primary of several workers loaded the demo data before starting them.
-    if (!worker && config.mode === 'sandbox' && config.demoData) {
-      const empty = (await countUsers(services.database.db)) === 0;
-      if (empty) {
-        out('Empty database: loading the demo data…');
-        await seedDemo(services, { out });
-      }
-    }
+    if (!worker) await prepareSandbox(services, out);
     const app = await buildApp(services);
     await app.listen({ host: config.host, port: config.port });
     const address = app.server.address();
@@ -88,6 +84,7 @@ export async function startServer(
     out(
       `cardbazaar (${config.mode}) listening on ${url}/ws/v2.0 (website: ${url}/) — data in ${services.database.location}`,
     );
+    if (config.mode === 'sandbox') out(controlApiLine(services, url));
     if (httpsUrl) {
       out(
         `  and on ${httpsUrl}/ws/v2.0 with the certificate in ${tlsDirOf(config)} (clients trust its ca.pem: \`cardbazaar tls trust\`)`,
@@ -134,14 +131,23 @@ function stopper(
  */
 export async function prepareSandbox(services: Services, out: (line: string) => void): Promise<void> {
   const { config } = services;
-  if (config.mode !== 'sandbox' || !config.demoData) return;
-  if ((await countUsers(services.database.db)) === 0) {
+  if (config.mode !== 'sandbox') return;
+  let seeded = false;
+  if (config.demoData && (await countUsers(services.database.db)) === 0) {
     out('Empty database: loading the demo data…');
     await seedDemo(services, { out });
+    seeded = true;
   }
+  // What `POST /_cardbazaar/reset` goes back to: this new world, or the one a first server found.
+  await saveBaseline(services, seeded);
 }
 
 export { printDemoCredentials };
+
+/** The banner's line for the sandbox control API: where, and the token (docs/testing-your-client.md). */
+export function controlApiLine(services: Services, url: string): string {
+  return `  Control API (clock, faults, snapshots, fixtures, events, reset): ${url}/_cardbazaar/ with "Authorization: Bearer ${controlTokenOf(services.config, services.serverKey)}"`;
+}
 
 async function printDemoCredentials(
   services: Services,
@@ -239,6 +245,7 @@ export async function serveForever(config: Config, options: ServeOptions = {}): 
       server.services,
       server.url,
       server.services.database.location,
+      controlTokenOf(config, server.services.serverKey),
       server.httpsUrl,
     );
     process.stdout.write(`${JSON.stringify(document)}\n`);

@@ -1,9 +1,16 @@
+import { controlTokenOf } from './auth/control-token.js';
 import cluster, { type Worker } from 'node:cluster';
 import pino from 'pino';
 import { type Config, ConfigError } from './config.js';
 import { sandboxDocument } from './sandbox/document.js';
 import { loadServerCertificate, tlsDirOf } from './sandbox/tls-files.js';
-import { prepareSandbox, printDemoCredentials, type ServeOptions, startServer } from './server.js';
+import {
+  controlApiLine,
+  prepareSandbox,
+  printDemoCredentials,
+  type ServeOptions,
+  startServer,
+} from './server.js';
 import { createServices } from './services.js';
 
 /**
@@ -196,7 +203,7 @@ async function runPrimary(config: Config, options: ServeOptions): Promise<void> 
   }
   if (json) {
     process.stdout.write(
-      `${JSON.stringify(await sandboxDocument(services, url, services.database.location, httpsUrl))}\n`,
+      `${JSON.stringify(await sandboxDocument(services, url, services.database.location, controlTokenOf(config, services.serverKey), httpsUrl))}\n`,
     );
   } else if (config.mode === 'sandbox' && config.demoData) {
     await printDemoCredentials(services, url, say);
@@ -204,6 +211,7 @@ async function runPrimary(config: Config, options: ServeOptions): Promise<void> 
   say(
     `cardbazaar (${config.mode}) listening on ${url}/ws/v2.0 (website: ${url}/) with ${config.workers} workers — data in ${services.database.location}`,
   );
+  if (config.mode === 'sandbox') say(controlApiLine(services, url));
   if (httpsUrl)
     say(`  and on ${httpsUrl}/ws/v2.0 (TLS_PORT; clients trust the authority: \`cardbazaar tls trust\`)`);
   await finished;

@@ -1,9 +1,6 @@
 import type { Command } from 'commander';
-import { exportBuildsSettled, requestExport } from '../domain/exports.js';
-import { setTrackingNumber } from '../domain/orders.js';
-import { simulatePurchase } from '../domain/simulate.js';
-import { sendSystemMessage } from '../domain/system-messages.js';
-import { EVENT_KIND_NAMES, EVENT_KINDS, isEventKind, readEventFeed } from '../domain/user-events.js';
+import { TRIGGERABLE_KINDS, triggerEvent } from '../domain/event-triggers.js';
+import { readEventFeed } from '../domain/user-events.js';
 import { endpointSecret, postJson, SIGNATURE_HEADER, signatureHeader } from '../domain/webhooks.js';
 import { systemLookup } from '../domain/webhook-targets.js';
 import { mapEvent } from '../mappers/event.js';
@@ -54,51 +51,6 @@ async function forward(services: Services, url: string, secret: string, e: Event
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Sandbox: makes the marketplace produce an event of this kind for the user, for real. */
-async function trigger(services: Services, kind: string, username: string): Promise<void> {
-  const user = await userByName(services, username);
-  switch (kind) {
-    case EVENT_KINDS.messageReceived:
-      await services.database.transaction((tx) =>
-        sendSystemMessage(
-          tx,
-          services.clock.now(),
-          user.idUser,
-          'A test message from `cardbazaar events trigger`.',
-        ),
-      );
-      return;
-    case EVENT_KINDS.orderStateChanged:
-    case EVENT_KINDS.articleReserved:
-    case EVENT_KINDS.articleSold:
-      await simulatePurchase(services, username, 1, false);
-      return;
-    case EVENT_KINDS.orderTrackingNumberSet: {
-      const { orders } = await simulatePurchase(services, username, 1, true);
-      await setTrackingNumber(services, user.idUser, orders[0]!.order.idOrder, `TEST-${Date.now()}`);
-      return;
-    }
-    case EVENT_KINDS.exportReady:
-      await requestExport(services, user.idUser, { type: 'stock', resourceId: user.idUser });
-      await services.events.deliverPending();
-      await exportBuildsSettled();
-      return;
-    default:
-      throw new CliError(
-        `${kind} cannot be triggered from the command line (it needs a counterpart's action); triggerable: ${TRIGGERABLE.join(', ')}.`,
-      );
-  }
-}
-
-const TRIGGERABLE = [
-  EVENT_KINDS.messageReceived,
-  EVENT_KINDS.orderStateChanged,
-  EVENT_KINDS.articleReserved,
-  EVENT_KINDS.articleSold,
-  EVENT_KINDS.orderTrackingNumberSet,
-  EVENT_KINDS.exportReady,
-];
 
 /** `cardbazaar events listen` and `events trigger` (docs/api.md, "Events and webhooks"). */
 export function registerEventCommands(program: Command): void {
@@ -174,33 +126,35 @@ export function registerEventCommands(program: Command): void {
   events
     .command('trigger <kind>')
     .description(
-      `Sandbox: make the marketplace produce an event for real (e.g. order.stateChanged through simulate purchase) and print it. Kinds: ${TRIGGERABLE.join(', ')}.`,
+      `Sandbox: make the marketplace produce an event for real (e.g. order.stateChanged through simulate purchase) and print it. Kinds: ${TRIGGERABLE_KINDS.join(', ')}.`,
     )
     .requiredOption(
       '--user <name>',
       'the user the event concerns (for orders and articles: the seller, whose articles are bought)',
     )
     .option('--json', 'print the events as JSON')
+    .option(
+      '--override <field=value>',
+      'a field of the event instead of a made-up one (message.received: text; order.trackingNumberSet: trackingNumber); repeatable',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .action(
-      reportErrors(async (kind: string, opts: { user: string; json?: boolean }, cmd: Command) => {
-        if (!isEventKind(kind))
-          throw new CliError(`Unknown event kind "${kind}" (known: ${EVENT_KIND_NAMES.join(', ')}).`);
-        await withServices(cmd, async (services) => {
-          if (services.config.mode === 'production') {
-            throw new CliError('events trigger is a sandbox helper: it is not available in production.');
+      reportErrors(
+        async (kind: string, opts: { user: string; json?: boolean; override?: string[] }, cmd: Command) => {
+          const override: Record<string, string> = {};
+          for (const pair of opts.override ?? []) {
+            const eq = pair.indexOf('=');
+            if (eq < 1) throw new CliError(`--override takes field=value, got "${pair}".`);
+            override[pair.slice(0, eq)] = pair.slice(eq + 1);
           }
-          const user = await userByName(services, opts.user);
-          const since = await latestUserEventId(services.database.db, user.idUser);
-          await trigger(services, kind, opts.user);
-          // Derive the public events here rather than wait for a server to: the outbox claim makes
-          // sure each is derived once, whichever process gets it.
-          await services.events.deliverPending();
-          const { events: rows } = await readEventFeed(services, user.idUser, since, 100);
-          const produced = rows.map(mapEvent).filter((e) => e.type === kind);
-          if (produced.length === 0) throw new CliError(`No ${kind} event was produced.`);
-          if (opts.json) printJson(produced);
-          else for (const e of produced) console.log(eventLine(e));
-        });
-      }),
+          await withServices(cmd, async (services) => {
+            const produced = (await triggerEvent(services, { kind, user: opts.user, override })).map(
+              mapEvent,
+            );
+            if (opts.json) printJson(produced);
+            else for (const e of produced) console.log(eventLine(e));
+          });
+        },
+      ),
     );
 }

@@ -1,5 +1,5 @@
 import { parseDuration } from '../clock.js';
-import { badRequest } from '../errors.js';
+import { ApiError, badRequest } from '../errors.js';
 import { formatTimestamp } from '../format.js';
 import { deleteFaults, insertFault, listFaults } from '../store/faults.js';
 import type { Fault } from '../store/schema.js';
@@ -155,7 +155,7 @@ export async function faultList(ctx: DomainContext): Promise<FaultView[]> {
 export async function removeFaults(ctx: DomainContext, idFault?: number): Promise<number> {
   const n = await ctx.database.transaction((tx) => deleteFaults(tx, idFault));
   if (idFault !== undefined && n === 0) {
-    throw badRequest(`There is no fault ${idFault}.`, { field: 'idFault' });
+    throw new ApiError(404, `There is no fault ${idFault}.`, { field: 'idFault' });
   }
   return n;
 }

@@ -1,6 +1,9 @@
 import { badRequest, notFound } from '../errors.js';
+import { formatTimestamp } from '../format.js';
+import { findUserByUsername } from '../store/users.js';
 import type { Database } from '../store/db.js';
 import {
+  listAllRequestLog,
   appsInRequestLog,
   findRequestLogRow,
   insertRequestLogRows,
@@ -203,4 +206,59 @@ export async function getRequest(
       params: { id: idRequest },
     });
   return row;
+}
+
+/** A row of the request log as the control API answers it: the list's columns, the time in ISO 8601. */
+export type RequestLogView = Omit<RequestLogListRow, 'time'> & { time: string };
+
+export interface AllRequestsQuery {
+  /** A username: only this user's requests. */
+  user?: string;
+  status?: string;
+  path?: string;
+  limit?: string | number;
+  start?: string | number;
+}
+
+function bounded(
+  raw: string | number | undefined,
+  field: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw badRequest(`${field} is a whole number from ${min} to ${max}.`, { field });
+  }
+  return n;
+}
+
+/**
+ * Sandbox: the request log of every user (or one), newest first, written up to the last answer
+ * (the rows this process still buffers are written first), for `GET /_cardbazaar/requests`.
+ */
+export async function readRequestLog(
+  ctx: DomainContext & { requestLog?: RequestLogRecorder },
+  query: AllRequestsQuery,
+): Promise<RequestLogView[]> {
+  const limit = bounded(query.limit, 'limit', REQUESTS_PER_PAGE, 1, 1000);
+  const start = bounded(query.start, 'start', 0, 0, 1_000_000_000);
+  const filter: RequestLogFilter = { status: parseStatusFilter(query.status) };
+  const path = (query.path ?? '').trim();
+  if (path.length > 200) throw badRequest('path is at most 200 characters.', { field: 'path' });
+  // eslint-disable-next-line no-control-regex -- these are exactly the characters to refuse
+  if (/[\u0000-\u001f\u007f]/.test(path))
+    throw badRequest('path holds a control character.', { field: 'path' });
+  if (path) filter.path = path;
+  let idUser: number | undefined;
+  if (query.user !== undefined && query.user !== '') {
+    const user = await findUserByUsername(ctx.database.db, query.user);
+    if (!user) throw badRequest(`There is no user "${query.user}".`, { field: 'user' });
+    idUser = user.idUser;
+  }
+  await ctx.requestLog?.flush();
+  const rows = await listAllRequestLog(ctx.database.db, idUser, filter, start, limit);
+  return rows.map((r) => ({ ...r, time: formatTimestamp(r.time) }));
 }

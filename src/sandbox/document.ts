@@ -45,6 +45,7 @@ export async function sandboxDocument(
   ctx: AppServices,
   url: string,
   location: string,
+  controlToken: string,
   httpsUrl?: string,
 ): Promise<SandboxDocument> {
   const ids: number[] = [];
@@ -59,6 +60,7 @@ export async function sandboxDocument(
     websiteUrl: `${url}/`,
     database: location,
     demoPassword: DEMO_PASSWORD,
+    controlToken,
     users: await credentialsOf(ctx, ids),
   };
 }

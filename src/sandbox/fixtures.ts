@@ -35,7 +35,15 @@ import { findUserById, findUserByUsername, setPasswordHash } from '../store/user
  * database whose transactions are that one, so a step that fails rolls back everything the run did.
  */
 
-export class FixtureError extends Error {}
+export class FixtureError extends Error {
+  constructor(
+    message: string,
+    /** Where in the document: `steps[2].price` (the step's place from 0, and its field when known). */
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Fields = Record<string, Json>;
@@ -121,6 +129,40 @@ export function readFixtureFile(path: string): { steps: Step[]; baseDir: string 
     );
   }
   return { steps: parseSteps(doc), baseDir: dirname(resolve(path)) };
+}
+
+/**
+ * A fixture document sent as text (the control API's `POST /_cardbazaar/fixtures`): JSON, or YAML
+ * (which JSON is a part of).
+ */
+export function parseFixtureText(text: string, format: 'json' | 'yaml'): Step[] {
+  let doc: unknown;
+  try {
+    doc = format === 'json' ? JSON.parse(text) : parseYaml(text);
+  } catch (err) {
+    throw new FixtureError(
+      `the document is not valid ${format === 'json' ? 'JSON' : 'YAML'}: ${(err as Error).message}`,
+    );
+  }
+  return parseSteps(doc);
+}
+
+/** The credentials of the apps a run created, one entry per `app` step, with its owner's username. */
+export interface FixtureApp {
+  step: string;
+  user: string;
+  [key: string]: unknown;
+}
+
+export async function fixtureApps(services: Services, steps: Step[], run: FixtureRun): Promise<FixtureApp[]> {
+  const apps: FixtureApp[] = [];
+  for (const step of steps) {
+    if (step.kind !== 'app') continue;
+    const result = run.created[step.name]!;
+    const owner = await findUserById(services.database.db, result.idOwner as number);
+    apps.push({ step: step.name, user: owner?.username ?? '', ...result });
+  }
+  return apps;
 }
 
 /** `{ steps: [{ user: seller, country: D, … }, …] }`: each step's first key is its kind, and that key's value its name. */
@@ -230,6 +272,7 @@ function located(step: Step, err: unknown): FixtureError {
   }
   return new FixtureError(
     `step ${step.index} (${step.kind} "${step.name}")${field ? `, field "${field}"` : ''}: ${message}`,
+    `steps[${step.index - 1}]${field ? `.${field}` : ''}`,
   );
 }
 

@@ -1,3 +1,4 @@
+import { controlTokenOf } from '../auth/control-token.js';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
@@ -27,6 +28,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       server.services,
       server.url,
       server.services.database.location,
+      controlTokenOf(config, server.services.serverKey),
       server.httpsUrl,
     );
     return { ...document, stop: () => server.stop() };

@@ -44,6 +44,11 @@ export interface SandboxDocument {
   /** Where the data lives: a SQLite path, `:memory:`, or a PostgreSQL URL without its password. */
   database: string;
   demoPassword: string;
+  /**
+   * The bearer token of the control API at `/_cardbazaar/` on the same origin (clock, faults,
+   * snapshots, fixtures, event triggers, reset): `Authorization: Bearer <controlToken>`.
+   */
+  controlToken: string;
   users: SandboxUser[];
 }
 

@@ -194,3 +194,26 @@ export async function appsInRequestLog(
     .execute();
   return rows.map((r) => ({ idApp: r.idApp!, name: r.name }));
 }
+
+/**
+ * Every user's requests, newest first, or one user's (the sandbox control API's
+ * `GET /_cardbazaar/requests`, where a test reads what its client sent).
+ */
+export async function listAllRequestLog(
+  db: Executor,
+  idUser: number | undefined,
+  filter: RequestLogFilter,
+  offset: number,
+  limit: number,
+): Promise<RequestLogListRow[]> {
+  let q = db.selectFrom('requestLog');
+  if (idUser !== undefined) q = q.where('idUser', '=', idUser);
+  if (filter.status) {
+    q = q.where('status', '>=', filter.status.min).where('status', '<=', filter.status.max);
+  }
+  if (filter.path) {
+    const pattern = `%${escapeLike(filter.path.toLowerCase())}%`;
+    q = q.where(sql<boolean>`lower(${sql.ref('path')}) like ${pattern} escape '\\'`);
+  }
+  return q.select(LIST_COLUMNS).orderBy('idRequest', 'desc').limit(limit).offset(offset).execute();
+}

@@ -117,3 +117,90 @@ export async function restoreInto(sourcePath: string, livePath: string): Promise
 
 /** The migrations this build knows, to tell a snapshot from a newer build. */
 export const knownMigrations = () => new Set(Object.keys(migrations));
+
+/**
+ * An in-memory database (`DATABASE_URL=:memory:`) lives in this process alone, so its snapshots do
+ * too: the database as SQLite's own serialization (one consistent copy of every page).
+ */
+export function serializeDatabase(database: Database): Buffer {
+  return rawHandle(database).serialize();
+}
+
+const WRITTEN = 'cbSnapshotWritten';
+const tracked = new WeakSet<BetterSqlite3.Database>();
+
+const tableNames = (raw: BetterSqlite3.Database, schema: string): string[] =>
+  raw
+    .prepare(
+      `select name from ${schema}.sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\' order by name`,
+    )
+    .pluck()
+    .all() as string[];
+
+const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/**
+ * Notes, from now on, which tables of an in-memory database are written (TEMP triggers: they live
+ * in this connection only, never in the data or its snapshots), so that loading a snapshot copies
+ * back only those instead of all fifty (the catalog's hundred thousand rows are rarely written by
+ * a test, and copying them took seconds).
+ */
+export function trackWrites(database: Database): void {
+  const raw = rawHandle(database);
+  if (tracked.has(raw)) return;
+  raw.exec(`create temp table if not exists ${WRITTEN} (name text primary key) without rowid`);
+  for (const table of tableNames(raw, 'main')) {
+    for (const event of ['insert', 'update', 'delete']) {
+      raw.exec(
+        `create temp trigger if not exists ${quoted(`${WRITTEN}_${table}_${event}`)} after ${event} on main.${quoted(table)} ` +
+          `begin insert or ignore into temp.${WRITTEN} (name) values ('${table.replace(/'/g, "''")}'); end`,
+      );
+    }
+  }
+  tracked.add(raw);
+}
+
+/** The tables written since the last call (or since `trackWrites`), forgotten as they are read. */
+export function takeWrittenTables(database: Database): string[] {
+  const raw = rawHandle(database);
+  if (!tracked.has(raw)) return [];
+  const names = raw.prepare(`select name from temp.${WRITTEN}`).pluck().all() as string[];
+  raw.exec(`delete from temp.${WRITTEN}`);
+  return names;
+}
+
+/**
+ * Replaces the rows of `tables` (every table when undefined) of the live database with those of
+ * the database file at `sourcePath`, in one write transaction run without a pause: nothing else
+ * this process does runs in between, so every request sees the old data or the new. Foreign keys
+ * are off meanwhile, so that emptying a parent table cascades into no child table left as it is.
+ */
+export function copyTablesFrom(database: Database, sourcePath: string, tables?: Iterable<string>): void {
+  const raw = rawHandle(database);
+  raw.prepare('attach database ? as cbSnapshotSource').run(sourcePath);
+  raw.pragma('foreign_keys = OFF');
+  try {
+    const source = new Set(tableNames(raw, 'cbSnapshotSource'));
+    const wanted = tables ? new Set(tables) : undefined;
+    raw.transaction(() => {
+      for (const table of tableNames(raw, 'main')) {
+        if ((wanted && !wanted.has(table)) || !source.has(table)) continue;
+        const columns = (
+          raw.prepare(`select name from pragma_table_info(?, 'main')`).pluck().all(table) as string[]
+        )
+          .map(quoted)
+          .join(', ');
+        raw.exec(`delete from main.${quoted(table)}`);
+        raw.exec(
+          `insert into main.${quoted(table)} (${columns}) select ${columns} from cbSnapshotSource.${quoted(table)}`,
+        );
+      }
+      // The AUTOINCREMENT counters: ids handed out after the snapshot are handed out again.
+      raw.exec('delete from main.sqlite_sequence');
+      raw.exec('insert into main.sqlite_sequence select * from cbSnapshotSource.sqlite_sequence');
+    })();
+  } finally {
+    raw.pragma('foreign_keys = ON');
+    raw.prepare('detach database cbSnapshotSource').run();
+  }
+}
