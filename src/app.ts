@@ -18,7 +18,7 @@ import { capConnections, installConnectionCap, timeoutOptions } from './http/con
 import { countUntilClosed } from './http/in-flight.js';
 import { resetAfterRestore, SandboxControl } from './http/control.js';
 import { setCorsHeaders } from './http/cors.js';
-import { faultHook } from './http/faults.js';
+import { faultHook, spoilBodyHook } from './http/faults.js';
 import { hstsHeaders } from './http/hsts.js';
 import { MethodTable } from './http/methods.js';
 import { rewriteFormatSegment } from './http/format.js';
@@ -256,6 +256,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     }
     sendError(request, reply, 404, `There is no resource at ${request.method} ${request.url.split('?')[0]}.`);
   }
+  // A fault may spoil an answer's body on its way out (sandbox only: production pays nothing).
+  if (control) app.addHook('onSend', spoilBodyHook);
   const limits = limitHooks(services);
   router.install(app, (route) => {
     const faults = control ? [faultHook(services, control, route)] : [];

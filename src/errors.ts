@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 /**
  * The only way anything in cardbazaar answers with an error: throw an ApiError (from a route, the
  * domain or a hook) and the single error handler in `app.ts` renders it as the API's error body.
@@ -147,7 +148,8 @@ export function errorBody(status: number, description: string, field?: string, c
     internal_error_code: code ?? null,
     post_data_field: field ?? null,
     http_status_code: status,
-    http_status_code_description: STATUS_TEXT[status] ?? 'Error',
+    // Statuses the server never answers by itself (an injected fault's 502, 418…): Node's name for them.
+    http_status_code_description: STATUS_TEXT[status] ?? STATUS_CODES[status] ?? 'Error',
     rfc2616_description_link: section
       ? `https://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html#sec${section}`
       : null,

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { buildApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
+import type { ApiError } from '../src/errors.js';
 import { createServices } from '../src/services.js';
 import { cliOn, listen, productionCliOn, startTwoServers } from './file-servers.js';
 import { createProduct } from './fixtures.js';
@@ -64,6 +66,34 @@ async function startServer(dialect: DialectName) {
   return { server, base: await listen(server), databaseUrl: server.services.config.databaseUrl };
 }
 
+/** A GET over node:http, reading what arrives of the body: the declared length, the bytes, and whether it was cut. */
+function rawGet(
+  base: string,
+  cred: TestCredentials,
+  path: string,
+): Promise<{ status: number; contentLength: string | undefined; received: number; aborted: boolean }> {
+  const url = `${base}${path}`;
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { headers: { authorization: signedHeader(cred, 'GET', url) } }, (res) => {
+      let received = 0;
+      let aborted = false;
+      res.on('data', (chunk: Buffer) => (received += chunk.length));
+      res.on('aborted', () => (aborted = true));
+      res.on('error', () => (aborted = true));
+      res.on('close', () =>
+        resolve({
+          status: res.statusCode!,
+          contentLength: res.headers['content-length'],
+          received,
+          aborted: aborted || !res.complete,
+        }),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 const tag = (xml: string, name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1];
 
 for (const dialect of DIALECTS) {
@@ -72,6 +102,8 @@ for (const dialect of DIALECTS) {
     let base: string;
     let databaseUrl: string;
     let cred: TestCredentials;
+    let username: string;
+    let other: TestCredentials;
     let widget: TestCredentials;
     let idProduct: number;
     const cli = (...args: string[]) => cliOn(databaseUrl)(...args);
@@ -84,7 +116,10 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       ({ server, base, databaseUrl } = await startServer(dialect));
-      ({ cred } = await createTestClient(server, { accountType: 'private' }));
+      let user;
+      ({ cred, user } = await createTestClient(server, { accountType: 'private' }));
+      username = user.username;
+      ({ cred: other } = await createTestClient(server, { accountType: 'private' }));
       widget = await createTestApp(server, await createTestUser(server), 'widget');
       ({ idProduct } = await createProduct(server, { enName: 'Faulted Card' }));
     });
@@ -226,13 +261,146 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await run(), first);
     });
 
+    it('any status from 400 to 599, worded as the live service does; Retry-After only where it belongs', async () => {
+      const cases: Array<[number, RegExp, string | null]> = [
+        [401, /^Invalid signature\.$/, null],
+        [403, /blocked/, null],
+        [404, /^There is no resource at GET \/ws\/v2\.0\/games\.$/, null],
+        [405, /^GET is not allowed on this resource; it accepts GET, OPTIONS\.$/, null],
+        [418, /^I'm a Teapot$/i, null],
+        [502, /^Bad Gateway/, null],
+        [504, /^Gateway Timeout/, null],
+        [599, /Error/, null],
+      ];
+      for (const [status, words] of cases) {
+        await add('--path', '/games', '--status', String(status));
+        const res = await call(base, cred, 'GET', '/games', { json: true });
+        assert.equal(res.status, status, res.text);
+        const body = JSON.parse(res.text);
+        assert.equal(body.http_status_code, status);
+        assert.match(body.mkm_error_description, words, `${status}: ${body.mkm_error_description}`);
+        assert.ok(body.http_status_code_description, `${status} has a status description`);
+        assert.equal(res.headers.get('retry-after'), null, `${status} carries no Retry-After`);
+        if (status === 405) assert.equal(res.headers.get('allow'), 'GET, OPTIONS');
+        await clear();
+      }
+      const xml = await (async () => {
+        await add('--path', '/games', '--status', '502');
+        const r = await call(base, cred, 'GET', '/games');
+        await clear();
+        return r;
+      })();
+      assert.equal(xml.status, 502);
+      assert.equal(tag(xml.text, 'http_status_code_description'), 'Bad Gateway');
+    });
+
+    it('--times N hits exactly the next N matching requests, even when they arrive together', async () => {
+      const usual = (await call(base, cred, 'GET', '/stock', { json: true })).status;
+      const fault = await add('--path', '/stock', '--method', 'GET', '--status', '502', '--times', '2');
+      const seen: number[] = [];
+      for (let i = 0; i < 3; i++) seen.push((await call(base, cred, 'GET', '/stock', { json: true })).status);
+      assert.deepEqual(seen, [502, 502, usual]);
+      const listed = JSON.parse((await cli('faults', 'list')).out);
+      assert.equal(listed[0].idFault, fault.idFault);
+      assert.equal(listed[0].times, 2);
+      assert.equal(listed[0].remaining, 0);
+      await clear();
+
+      await add('--path', '/games', '--status', '503', '--times', '5');
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, () => call(base, cred, 'GET', '/games', { json: true })),
+      );
+      assert.equal(answers.filter((a) => a.status === 503).length, 5);
+      assert.equal(answers.filter((a) => a.status === 200).length, 25);
+      await clear();
+    });
+
+    it('--app and --user narrow a fault to one app or one user', async () => {
+      await add('--path', '/account', '--status', '500', '--app', cred.appToken);
+      assert.equal((await call(base, cred, 'GET', '/account')).status, 500);
+      assert.equal((await call(base, other, 'GET', '/account')).status, 200);
+      await clear();
+      await add('--path', '/account', '--status', '403', '--user', username);
+      assert.equal((await call(base, cred, 'GET', '/account')).status, 403);
+      assert.equal((await call(base, other, 'GET', '/account')).status, 200);
+      // A widget app acts for nobody: a user's fault never reaches it.
+      assert.equal((await call(base, widget, 'GET', '/games')).status, 200);
+      const listed = JSON.parse((await cli('faults', 'list')).out);
+      assert.equal(listed[0].user, username);
+      assert.equal(listed[0].app, null);
+      await clear();
+    });
+
+    it('--expires-in ends a fault on the marketplace clock', async () => {
+      // The test server's clock stands still where it started; the command's is the real one.
+      const started = server.clock.now();
+      await add('--path', '/games', '--status', '503', '--expires-in', '2h');
+      const listed = JSON.parse((await cli('faults', 'list')).out);
+      assert.equal(Date.parse(listed[0].expiresAt) - Date.parse(listed[0].createdAt), 2 * 3_600_000);
+      try {
+        server.clock.set(Date.now() + 3_600_000);
+        assert.equal((await call(base, cred, 'GET', '/games')).status, 503);
+        server.clock.set(Date.now() + 2 * 3_600_000 + 60_000);
+        assert.equal((await call(base, cred, 'GET', '/games')).status, 200);
+      } finally {
+        server.clock.set(started);
+      }
+      await clear();
+    });
+
+    it('--body truncated cuts the answer short of its Content-Length and closes; malformed sends half a document', async () => {
+      const full = await call(base, cred, 'GET', '/account', { json: true });
+      assert.equal(full.status, 200);
+      await add('--path', '/account', '--body', 'truncated');
+      const raw = await rawGet(base, cred, '/ws/v2.0/output.json/account');
+      assert.equal(raw.status, 200);
+      assert.equal(Number(raw.contentLength), Buffer.byteLength(full.text));
+      assert.ok(raw.received < Number(raw.contentLength), `${raw.received} of ${raw.contentLength} bytes`);
+      assert.ok(raw.aborted, 'the connection closed mid-body');
+      await clear();
+
+      await add('--path', '/account', '--body', 'malformed');
+      for (const json of [true, false]) {
+        const res = await call(base, cred, 'GET', '/account', { json });
+        assert.equal(res.status, 200);
+        assert.equal(Number(res.headers.get('content-length')), Buffer.byteLength(res.text));
+        if (json) assert.throws(() => JSON.parse(res.text));
+        else assert.doesNotMatch(res.text, /<\/response>\s*$/);
+        assert.ok(res.text.length > 0);
+      }
+      await clear();
+
+      // With a status, the error body is the one spoiled.
+      await add('--path', '/games', '--status', '503', '--body', 'malformed');
+      const spoiled = await call(base, cred, 'GET', '/games', { json: true });
+      assert.equal(spoiled.status, 503);
+      assert.ok(Number(spoiled.headers.get('retry-after')) >= 1);
+      assert.throws(() => JSON.parse(spoiled.text));
+      await clear();
+    });
+
     it('refuses bad faults with a clear message, and deletes one by id', async () => {
       for (const [args, message] of [
-        [['--path', '/games', '--status', '418'], /status must be one of 400, 429, 500, 503/],
+        [['--path', '/games', '--status', '302'], /status must be an error status from 400 to 599/],
+        [['--path', '/games', '--status', '600'], /status must be an error status from 400 to 599/],
+        [
+          ['--path', '/no/such/resource', '--status', '503'],
+          /No route of the API matches any method \/no\/such\/resource/,
+        ],
+        [
+          ['--path', '/games', '--method', 'DELETE', '--status', '503'],
+          /No route of the API matches DELETE \/games/,
+        ],
+        [['--path', '/games', '--status', '503', '--times', '0'], /times/],
+        [['--path', '/games', '--status', '503', '--app', 'nosuchapptoken'], /no app with the app token/],
+        [['--path', '/games', '--status', '503', '--user', 'nobody-here'], /no user nobody-here/],
+        [['--path', '/games', '--body', 'gzip'], /body is one of truncated, malformed/],
+        [['--path', '/games', '--drop', '--body', 'truncated'], /not both/],
+        [['--path', '/games', '--status', '503', '--expires-in', 'later'], /expiry/],
         [['--path', 'games', '--status', '503'], /path must start with "\/"/],
         [['--path', '/games', '--status', '503', '--rate', '1.5'], /rate/],
         [['--path', '/games', '--status', '503', '--rate', 'x'], /rate/],
-        [['--path', '/games'], /needs a status, a latency or --drop/],
+        [['--path', '/games'], /needs a status, a latency, a body or --drop/],
         [['--path', '/games', '--drop', '--status', '503'], /not both/],
         [['--path', '/games', '--latency', 'soon'], /latency/],
         [['--path', '/games', '--status', '503', '--method', 'PATCH'], /method/],
@@ -278,6 +446,61 @@ describe('faults, shared and refused', () => {
       assert.equal((await call(base2, cred, 'GET', '/account')).status, 200);
     } finally {
       await close();
+    }
+  });
+
+  it('--times is counted across servers sharing the database', async () => {
+    const { first, base1, base2, cli, close } = await startTwoServers();
+    try {
+      const { cred } = await createTestClient(first);
+      const r = await cli('faults', 'add', '--path', '/games', '--status', '504', '--times', '4');
+      assert.equal(r.code, 0, r.err);
+      const answers = await Promise.all(
+        Array.from({ length: 24 }, (_, i) =>
+          call(i % 2 ? base1 : base2, cred, 'GET', '/games', { json: true }),
+        ),
+      );
+      assert.equal(answers.filter((a) => a.status === 504).length, 4);
+    } finally {
+      await close();
+    }
+  });
+
+  it("the domain parser takes the control API's JSON and refuses unknown fields by name", async () => {
+    const server = await startTestServer();
+    try {
+      const { addFault } = await import('../src/domain/faults.js');
+      await assert.rejects(
+        addFault(server.services, { path: '/games', status: 503, colour: 'red' } as never),
+        (err: ApiError) => err.status === 400 && err.field === 'colour' && /colour/.test(err.message),
+      );
+      await assert.rejects(
+        addFault(server.services, { path: '/games', status: '5x3' }),
+        (err: ApiError) => err.field === 'status',
+      );
+      await assert.rejects(
+        addFault(server.services, { path: '/games', drop: 'yes' as never }),
+        (err: ApiError) => err.field === 'drop',
+      );
+      await assert.rejects(
+        addFault(server.services, { path: '/nowhere', status: 503 }),
+        (err: ApiError) => err.field === 'path',
+      );
+      const fault = await addFault(server.services, {
+        path: '/stock/**',
+        status: 502,
+        times: 2,
+        latency: 10,
+        expiresIn: '1h',
+        body: 'truncated',
+      });
+      assert.equal(fault.times, 2);
+      assert.equal(fault.remaining, 2);
+      assert.equal(fault.latencyMs, 10);
+      assert.equal(fault.body, 'truncated');
+      assert.ok(fault.expiresAt);
+    } finally {
+      await server.close();
     }
   });
 

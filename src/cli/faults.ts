@@ -31,13 +31,18 @@ export function registerFaultCommands(program: Command): void {
     .option('--method <method>', 'only this method (GET, POST, PUT, DELETE); default: any')
     .option(
       '--status <status>',
-      'answer 503 (Slow Down), 429 (limit reached), 500 or 400 (currently unavailable)',
+      'answer with this status, 400 to 599, worded as the live service does (503 Slow Down, 429 limit reached, 502…)',
     )
     .option('--description <text>', "the answer's mkm_error_description instead of the live service's words")
     .option('--rate <share>', 'the share of matching requests it hits, e.g. 0.2 (default 1: all)')
     .option('--latency <duration>', 'delay before the answer (or before the request goes on), e.g. 2s, 500ms')
     .option('--drop', 'close the connection without an answer')
     .option('--seed <n>', 'seed of the random choice of hits, for the same sequence on every run')
+    .option('--times <n>', 'only the next N matching requests (counted across every server on the database)')
+    .option('--app <appToken>', 'only requests signed with this app token (oauth_consumer_key)')
+    .option('--user <username>', 'only requests made for this user')
+    .option('--body <how>', 'spoil the answer body: truncated (cut short, connection closed) or malformed')
+    .option('--expires-in <duration>', 'end the fault after this long on the marketplace clock, e.g. 2h, 8d')
     .action(
       reportErrors(
         async (
@@ -50,6 +55,11 @@ export function registerFaultCommands(program: Command): void {
             latency?: string;
             drop?: boolean;
             seed?: string;
+            times?: string;
+            app?: string;
+            user?: string;
+            body?: string;
+            expiresIn?: string;
           },
           cmd: Command,
         ) => {

@@ -167,13 +167,6 @@ export class SandboxControl {
     })();
     return this.reloading;
   }
-
-  /** The first fault matching a request (path relative to the API prefix), if any. */
-  match(method: string, path: string): FaultRule | undefined {
-    if (this.rules.length === 0) return undefined;
-    for (const rule of this.rules) if (rule.matches(method, path)) return rule;
-    return undefined;
-  }
 }
 
 /**

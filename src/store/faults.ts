@@ -77,3 +77,18 @@ export async function readControlRows(db: Executor): Promise<ControlRows> {
   }
   return out;
 }
+
+/**
+ * Takes one of a counted fault's remaining hits: a conditional update, so that however many
+ * processes and concurrent requests race for them, exactly `times` requests get one. Changes no
+ * version row: a spent fault stays listed (remaining 0) and servers learn it from their next take.
+ */
+export async function takeFaultRemaining(db: Executor, idFault: number): Promise<boolean> {
+  const result = await db
+    .updateTable('faults')
+    .set((eb) => ({ remaining: eb('remaining', '-', 1) }))
+    .where('idFault', '=', idFault)
+    .where('remaining', '>', 0)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

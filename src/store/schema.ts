@@ -563,6 +563,20 @@ export interface FaultsTable {
   drop: number;
   seed: number | null;
   createdAt: number;
+  /** The "next N matching requests" asked for; null: no count. */
+  times: number | null;
+  /** How many of those N are left (counted down in SQL, shared by every process); null: no count. */
+  remaining: number | null;
+  /** The consumer key the fault is narrowed to, as given, and its app. */
+  app: string | null;
+  idApp: number | null;
+  /** The username the fault is narrowed to, as given, and its user. */
+  user: string | null;
+  idUser: number | null;
+  /** 'truncated' or 'malformed': what happens to the answer's body. */
+  body: string | null;
+  /** Marketplace-clock epoch ms after which the fault no longer applies; null: never. */
+  expiresAt: number | null;
 }
 
 /**
