@@ -73,7 +73,7 @@ def test_a_world_built_through_the_control_api(cardbazaar, world):
 def test_a_world_from_a_yaml_file_all_or_nothing(cardbazaar, world, tmp_path):
     tag = secrets.token_hex(3)
     good = tmp_path / "world.yaml"
-    good.write_text(f"steps:\n  - user: someone\n    username: py-yaml-{tag}\n  - app: theirs\n    owner: someone\n")
+    good.write_text(f"steps:\n  - user: someone\n    username: py-yaml-{tag}\n  - app: theirs\n    owner: someone\n    kind: dedicated\n")
     made = world(good)
     assert cardbazaar.session(credentials_of(made, "theirs")).get("/account").json()["account"][
         "username"
