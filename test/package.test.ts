@@ -158,6 +158,17 @@ describe('the Node versions it declares (docs/developing.md, "Dependencies")', (
   });
 });
 
+describe('the parity table in the package (issue 32)', { skip: NO_NPM }, () => {
+  it('packs docs/parity.md, which /docs links as a reference page', () => {
+    // A dry run lists what `npm pack` would put in the tarball, in a second, with no build.
+    const packed = JSON.parse(sh('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], ROOT)) as Array<{
+      files: Array<{ path: string }>;
+    }>;
+    assert.ok(packed[0]!.files.some((f) => f.path === 'docs/parity.md'));
+    assert.ok(DOC_PAGES.includes('parity'), 'served at /docs/parity and listed on /docs');
+  });
+});
+
 describe('the npm package', { skip: NO_NPM }, () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
