@@ -16,6 +16,13 @@ export interface BenchRequest {
    * request carries this session cookie instead of an OAuth signature.
    */
   page?: { cookie: string };
+  /**
+   * A call of the sandbox control API instead: `path` is the server's own (`/_cardbazaar/…`) and the
+   * request carries this bearer token instead of an OAuth signature.
+   */
+  control?: { token: string };
+  /** The body's media type (default application/xml, the API's). */
+  contentType?: string;
 }
 
 export interface Scenario<T = unknown> {
@@ -31,8 +38,11 @@ export interface Scenario<T = unknown> {
   prepare(services: Services): Promise<T>;
   /** Called for every request (a write scenario may vary the body). */
   request(state: T, i: number): BenchRequest;
-  /** The status every answer must have, or the run is void (a fast error path is not a result). */
-  expectStatus: number;
+  /**
+   * The status every answer must have, or the run is void (a fast error path is not a result);
+   * several for a sequential scenario that alternates requests (create, then delete).
+   */
+  expectStatus: number | readonly number[];
   /** Extra environment for the server under test (e.g. a setting switched off for comparison). */
   env?: Record<string, string>;
   /**

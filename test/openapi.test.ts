@@ -24,9 +24,12 @@ describe('the OpenAPI document', () => {
   });
   after(async () => server.close());
 
-  const operations = (d: any) =>
-    Object.entries(d.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
-      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+  /** The API's operations (the sandbox control API's, `/_cardbazaar/`, are not the router's: apart). */
+  const operations = (d: any, control = false) =>
+    Object.entries(d.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => (op.tags?.includes('Sandbox control') ?? false) === control)
+        .map(([m]) => `${m.toUpperCase()} ${path}`),
     );
 
   it('has exactly the operations the server registers: none missing, none extra', () => {
@@ -38,6 +41,19 @@ describe('the OpenAPI document', () => {
     });
     assert.equal(registered.length, 69);
     assert.deepEqual(operations(doc).sort(), registered.sort());
+  });
+
+  it('describes the sandbox control API under its own tag, as an extension with a bearer token', () => {
+    const control = operations(doc, true);
+    assert.ok(control.includes('POST /_cardbazaar/faults'));
+    assert.ok(control.includes('GET /_cardbazaar/clock'));
+    assert.ok(control.every((op) => op.split(' ')[1]!.startsWith('/_cardbazaar/')));
+    const tag = doc.tags.find((t: { name: string }) => t.name === 'Sandbox control');
+    assert.equal(tag['x-cardbazaar-extension'], true);
+    const op = doc.paths['/_cardbazaar/clock'].get;
+    assert.deepEqual(op.security, [{ ControlToken: [] }]);
+    assert.deepEqual(op.servers, [{ url: '/', description: op.servers[0].description }]);
+    assert.equal(doc.components.securitySchemes.ControlToken.scheme, 'bearer');
   });
 
   it('is valid OpenAPI 3.1 (@seriousme/openapi-schema-validator)', async () => {

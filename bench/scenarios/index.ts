@@ -7,6 +7,7 @@ import { orders1mLastScenario, orders1mScenario, orders10kScenario } from './ord
 import { checkoutWebhooksScenario } from './checkout-webhooks.js';
 import { offersLargeScenario, offersSmallScenario, productSearchScenario } from './catalog.js';
 import { productApiPageScenario, productHtmlPageScenario } from './product-page.js';
+import { controlClockScenario, controlFaultScenario } from './control.js';
 
 /** Every benchmark scenario, in the order `npm run bench` runs them. */
 export const scenarios: Scenario<never>[] = [
@@ -26,4 +27,6 @@ export const scenarios: Scenario<never>[] = [
   offersLargeScenario as Scenario<never>,
   productApiPageScenario as Scenario<never>,
   productHtmlPageScenario as Scenario<never>,
+  controlClockScenario as Scenario<never>,
+  controlFaultScenario as Scenario<never>,
 ];

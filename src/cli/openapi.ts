@@ -20,7 +20,7 @@ export function registerOpenApiCommand(program: Command): void {
         const config = configFrom(cmd);
         registerRoutes(router, { config } as Services);
         const origin = config.publicBaseUrl?.replace(/\/+$/, '');
-        console.log(JSON.stringify(apiDocument(router, origin), null, 2));
+        console.log(JSON.stringify(apiDocument(router, origin, config.mode === 'sandbox'), null, 2));
       }),
     );
 }

@@ -1,6 +1,13 @@
 import type { Command } from 'commander';
-import { deleteSnapshot, listSnapshots, loadSnapshot, saveSnapshot } from '../domain/snapshots.js';
-import { printJson, reportErrors, withServices } from './context.js';
+import {
+  deleteSnapshot,
+  listSnapshots,
+  loadSnapshot,
+  resetToBaseline,
+  saveSnapshot,
+} from '../domain/snapshots.js';
+import type { Services } from '../services.js';
+import { CliError, printJson, reportErrors, withServices } from './context.js';
 
 /**
  * `cardbazaar snapshot save|load|list|delete` (sandbox, SQLite): the whole marketplace saved and
@@ -11,6 +18,16 @@ export function registerSnapshotCommands(program: Command): void {
   const snapshot = program
     .command('snapshot')
     .description('Sandbox: save the whole marketplace under a name and bring it back (SQLite).');
+
+  // This command's own database in memory would be a new, empty one: the server's is reached only
+  // through its control API.
+  const notInMemory = (services: Services) => {
+    if (services.database.dialect === 'sqlite' && services.database.location === ':memory:') {
+      throw new CliError(
+        'A database in memory (DATABASE_URL=:memory:) lives inside the server holding it: use its control API (POST /_cardbazaar/snapshots, docs/testing-your-client.md, "The control API").',
+      );
+    }
+  };
 
   const timed = async <T extends object>(work: () => Promise<T>) => {
     const started = performance.now();
@@ -24,6 +41,7 @@ export function registerSnapshotCommands(program: Command): void {
     .action(
       reportErrors(async (name: string, _opts: unknown, cmd: Command) => {
         await withServices(cmd, async (services) => {
+          notInMemory(services);
           printJson(await timed(() => saveSnapshot(services, name)));
         });
       }),
@@ -35,6 +53,7 @@ export function registerSnapshotCommands(program: Command): void {
     .action(
       reportErrors(async (name: string, _opts: unknown, cmd: Command) => {
         await withServices(cmd, async (services) => {
+          notInMemory(services);
           printJson(await timed(() => loadSnapshot(services, name)));
         });
       }),
@@ -46,6 +65,21 @@ export function registerSnapshotCommands(program: Command): void {
     .action(
       reportErrors(async (_opts: unknown, cmd: Command) => {
         await withServices(cmd, async (services) => printJson(listSnapshots(services)));
+      }),
+    );
+
+  snapshot
+    .command('reset')
+    .description(
+      'Bring back the state a server first started with on this database (after loading the demo data); clears the faults.',
+    )
+    .action(
+      reportErrors(async (_opts: unknown, cmd: Command) => {
+        await withServices(cmd, async (services) => {
+          notInMemory(services);
+          await resetToBaseline(services);
+          console.log('Reset to the baseline.');
+        });
       }),
     );
 

@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { canonicalBaseString, percentEncode, sign, signingKey } from '../auth/oauth.js';
 import { groupOf } from '../limits/groups.js';
 import { LIMIT_COUNT_HEADER, LIMIT_MAX_HEADER } from '../limits/headers.js';
+import { CONTROL_TAG, controlApiParts, EXTENSION_MARK } from './openapi-control.js';
 import { ALL_KINDS, API_PREFIX, type RouteDefinition } from './routing.js';
 
 /**
@@ -454,12 +455,15 @@ export interface DocumentOptions {
    * tool that imports the document has a host to call; without it the servers are relative.
    */
   origin?: string;
+  /** Describe the sandbox control API too (`/_cardbazaar/`): the sandbox's document, not production's. */
+  control?: boolean;
 }
 
 export function openApiDocument(
   routes: RouteDefinition[],
-  { version, examples, origin = '' }: DocumentOptions,
+  { version, examples, origin = '', control = false }: DocumentOptions,
 ): JsonObject {
+  const sandboxControl = control ? controlApiParts() : undefined;
   const components = new Components();
   const answers: Record<string, JsonObject> = {};
   const paths: Record<string, JsonObject> = {};
@@ -494,12 +498,24 @@ export function openApiDocument(
         description: 'JSON answers: the same paths after `output.json`.',
       },
     ],
-    tags: [...new Set(routes.map((r) => groupOf(`${r.method} ${r.path}`) ?? 'other'))].map((name) => ({
-      name,
-      description: `Requests of the \`${name}\` limit group.`,
-    })),
+    tags: [
+      ...[...new Set(routes.map((r) => groupOf(`${r.method} ${r.path}`) ?? 'other'))].map((name) => ({
+        name,
+        description: `Requests of the \`${name}\` limit group.`,
+      })),
+      ...(sandboxControl
+        ? [
+            {
+              name: CONTROL_TAG,
+              description:
+                'An extension (sandbox only; production answers 404): what a test suite does to the sandbox over HTTP, at `/_cardbazaar/` on the server’s origin, with `Authorization: Bearer <controlToken>` (docs/testing-your-client.md, "The control API").',
+              [EXTENSION_MARK]: true,
+            },
+          ]
+        : []),
+    ],
     security: [{ OAuth1: [] }],
-    paths,
+    paths: { ...paths, ...sandboxControl?.paths },
     components: {
       securitySchemes: {
         OAuth1: {
@@ -509,9 +525,20 @@ export function openApiDocument(
           description:
             'OAuth 1.0 (RFC 5849) with HMAC-SHA1: `OAuth realm="…", oauth_consumer_key="…", oauth_token="…", oauth_nonce="…", oauth_timestamp="…", oauth_signature_method="HMAC-SHA1", oauth_version="1.0", oauth_signature="…"`. OpenAPI has no OAuth 1.0 scheme; the introduction shows how to sign.',
         },
+        ...(sandboxControl
+          ? {
+              ControlToken: {
+                type: 'http',
+                scheme: 'bearer',
+                description:
+                  'The sandbox control API’s token: CONTROL_TOKEN, else printed at start and given as `controlToken` by `serve --print-credentials json` and `startSandbox()`.',
+              },
+            }
+          : {}),
       },
       schemas: {
         ...components.schemas,
+        ...sandboxControl?.schemas,
         Error: {
           type: 'object',
           description: 'The error body (reference §3), the same tree in XML and JSON.',

@@ -64,14 +64,18 @@ function bodyOf(request: FastifyRequest): Record<string, unknown> {
 
 export function installControlApi(app: FastifyInstance, services: Services): void {
   if (services.config.mode !== 'sandbox') {
-    // Nothing is here in production: the API's 404, not a page, for any method.
-    app.route({
-      method: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'],
-      url: `${CONTROL_PREFIX}/*`,
-      onRequest: asJson,
-      handler: async (request) => {
-        throw notFound(`There is no resource at ${request.method} ${request.url.split('?')[0]}.`);
-      },
+    // Nothing is here in production: the API's 404, not a page, for any method and any body.
+    app.register(async (nothing) => {
+      nothing.removeAllContentTypeParsers();
+      nothing.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null));
+      nothing.route({
+        method: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'],
+        url: `${CONTROL_PREFIX}/*`,
+        onRequest: asJson,
+        handler: async (request) => {
+          throw notFound(`There is no resource at ${request.method} ${request.url.split('?')[0]}.`);
+        },
+      });
     });
     return;
   }

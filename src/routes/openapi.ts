@@ -25,8 +25,13 @@ function loadExamples(): ExamplesFile | undefined {
 }
 
 /** The OpenAPI document of every route the router holds (this one included). */
-export function apiDocument(router: Router, origin?: string): JsonObject {
-  return openApiDocument(router.definitions(), { version: VERSION, examples: loadExamples(), origin });
+export function apiDocument(router: Router, origin?: string, control = false): JsonObject {
+  return openApiDocument(router.definitions(), {
+    version: VERSION,
+    examples: loadExamples(),
+    origin,
+    control,
+  });
 }
 
 /**
@@ -53,7 +58,7 @@ export function openApiRoutes(r: Router, services: Services): void {
       const base = `${origin}${basePath}`;
       let document = cached.get(base);
       if (document === undefined) {
-        document = JSON.stringify(apiDocument(r, base));
+        document = JSON.stringify(apiDocument(r, base, services.config.mode === 'sandbox'));
         if (cached.size >= 8) cached.delete(cached.keys().next().value as string);
         cached.set(base, document);
       }

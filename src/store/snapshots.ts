@@ -148,12 +148,16 @@ const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
 export function trackWrites(database: Database): void {
   const raw = rawHandle(database);
   if (tracked.has(raw)) return;
-  raw.exec(`create temp table if not exists ${WRITTEN} (name text primary key) without rowid`);
+  // No key to conflict on: the outer statement's conflict policy (an upsert's, `or replace`) would
+  // apply to the trigger's insert too; the `where not exists` keeps one row per table instead.
+  raw.exec(`create temp table if not exists ${WRITTEN} (name text not null)`);
   for (const table of tableNames(raw, 'main')) {
+    const literal = `'${table.replace(/'/g, "''")}'`;
     for (const event of ['insert', 'update', 'delete']) {
       raw.exec(
         `create temp trigger if not exists ${quoted(`${WRITTEN}_${table}_${event}`)} after ${event} on main.${quoted(table)} ` +
-          `begin insert or ignore into temp.${WRITTEN} (name) values ('${table.replace(/'/g, "''")}'); end`,
+          `begin insert into temp.${WRITTEN} (name) select ${literal} where not exists ` +
+          `(select 1 from temp.${WRITTEN} where name = ${literal}); end`,
       );
     }
   }
@@ -164,7 +168,7 @@ export function trackWrites(database: Database): void {
 export function takeWrittenTables(database: Database): string[] {
   const raw = rawHandle(database);
   if (!tracked.has(raw)) return [];
-  const names = raw.prepare(`select name from temp.${WRITTEN}`).pluck().all() as string[];
+  const names = raw.prepare(`select distinct name from temp.${WRITTEN}`).pluck().all() as string[];
   raw.exec(`delete from temp.${WRITTEN}`);
   return names;
 }
