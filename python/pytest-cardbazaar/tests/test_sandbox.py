@@ -39,6 +39,7 @@ def test_the_control_api_answers_with_the_token_only(cardbazaar):
     assert cardbazaar.health()["ok"] is True
     anonymous = requests.get(f"{cardbazaar.origin}/_cardbazaar/clock", timeout=30)
     assert anonymous.status_code == 401
+    assert anonymous.headers["WWW-Authenticate"] == 'Bearer realm="cardbazaar-control"'
     wrong = requests.get(
         f"{cardbazaar.origin}/_cardbazaar/clock", headers={"Authorization": "Bearer nope"}, timeout=30
     )
