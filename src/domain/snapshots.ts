@@ -142,12 +142,12 @@ const memoryInfo = (name: string, s: MemorySnapshot): SnapshotInfo => ({
   createdAt: formatTimestamp(s.savedAt),
 });
 
-function saveInMemory(ctx: SnapshotContext, name: string): SnapshotInfo {
+async function saveInMemory(ctx: SnapshotContext, name: string): Promise<SnapshotInfo> {
   // From the first snapshot on, the writes are noted, so that a load copies back only what changed.
   trackWrites(ctx.database);
   noteWrites(ctx);
   const snapshot = {
-    bytes: serializeDatabase(ctx.database),
+    bytes: await serializeDatabase(ctx.database),
     savedAt: ctx.wallClock.now(),
     written: new Set<string>(),
   };
@@ -166,7 +166,10 @@ async function loadInMemory(ctx: SnapshotContext, name: string, shown: string): 
   try {
     writeFileSync(scratch, snapshot.bytes, { mode: 0o600 });
     await prepareRestore(ctx.database, scratch);
-    copyTablesFrom(ctx.database, scratch, new Set([...snapshot.written, ...ALWAYS_COPIED]));
+    await copyTablesFrom(ctx.database, scratch, () => {
+      noteWrites(ctx);
+      return [...snapshot.written, ...ALWAYS_COPIED];
+    });
   } catch (err) {
     await withdrawRestore(ctx.database).catch(() => {});
     throw err;
@@ -313,7 +316,7 @@ export function deleteSnapshot(ctx: SnapshotContext, name: string): void {
 export async function saveBaseline(ctx: SnapshotContext, replace: boolean): Promise<void> {
   if (ctx.config.mode !== 'sandbox' || ctx.database.dialect !== 'sqlite') return;
   if (inMemory(ctx)) {
-    saveInMemory(ctx, BASELINE);
+    await saveInMemory(ctx, BASELINE);
     return;
   }
   const path = join(snapshotDir(ctx), BASELINE + SUFFIX);

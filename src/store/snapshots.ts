@@ -122,8 +122,19 @@ export const knownMigrations = () => new Set(Object.keys(migrations));
  * An in-memory database (`DATABASE_URL=:memory:`) lives in this process alone, so its snapshots do
  * too: the database as SQLite's own serialization (one consistent copy of every page).
  */
-export function serializeDatabase(database: Database): Buffer {
-  return rawHandle(database).serialize();
+export async function serializeDatabase(database: Database): Promise<Buffer> {
+  const raw = rawHandle(database);
+  // The one connection sees its own open transaction's writes: a copy waits until none is open.
+  await outsideTransaction(raw);
+  return raw.serialize();
+}
+
+/** Resolves when the connection has no transaction open (requests' transactions await between statements). */
+async function outsideTransaction(raw: BetterSqlite3.Database): Promise<void> {
+  for (let waited = 0; raw.inTransaction; waited += 5) {
+    if (waited > 15_000) throw new Error('the database stayed inside a transaction for 15 s');
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }
 
 const WRITTEN = 'cbSnapshotWritten';
@@ -179,13 +190,21 @@ export function takeWrittenTables(database: Database): string[] {
  * this process does runs in between, so every request sees the old data or the new. Foreign keys
  * are off meanwhile, so that emptying a parent table cascades into no child table left as it is.
  */
-export function copyTablesFrom(database: Database, sourcePath: string, tables?: Iterable<string>): void {
+export async function copyTablesFrom(
+  database: Database,
+  sourcePath: string,
+  /** Asked right before the copy, with nothing else running: what was written up to that moment counts. */
+  tables?: () => Iterable<string>,
+): Promise<void> {
   const raw = rawHandle(database);
+  // A request already past the announcement may be inside a transaction on this one connection:
+  // the copy waits for it to end (it would otherwise become part of it), then runs at once.
+  await outsideTransaction(raw);
   raw.prepare('attach database ? as cbSnapshotSource').run(sourcePath);
   raw.pragma('foreign_keys = OFF');
   try {
     const source = new Set(tableNames(raw, 'cbSnapshotSource'));
-    const wanted = tables ? new Set(tables) : undefined;
+    const wanted = tables ? new Set(tables()) : undefined;
     raw.transaction(() => {
       for (const table of tableNames(raw, 'main')) {
         if ((wanted && !wanted.has(table)) || !source.has(table)) continue;
