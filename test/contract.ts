@@ -81,7 +81,10 @@ const typesOf = (s: JsonObject): string[] =>
 function fromXml(c: Contract, raw: unknown, schemaIn: JsonObject | undefined): unknown {
   const schema = resolve(c, schemaIn);
   if (!schema) return raw;
-  const variants = (schema.anyOf ?? schema.oneOf) as JsonObject[] | undefined;
+  // An object's `anyOf` of `required` lists (`count` or `amount`) constrains it, it is no variant.
+  const variants = schema.properties
+    ? undefined
+    : ((schema.anyOf ?? schema.oneOf) as JsonObject[] | undefined);
   if (variants) {
     const empty = raw === '';
     const nullable = variants.some((v) => typesOf(resolve(c, v) ?? {}).includes('null'));

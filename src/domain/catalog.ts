@@ -16,6 +16,12 @@ export const LANGUAGES: Record<number, string> = {
   11: 'T-Chinese',
 };
 
+/** The language ids (1 to 11, with no gaps): the bounds the OpenAPI document gives an `idLanguage`. */
+export const LANGUAGE_ID_RANGE = {
+  minimum: Math.min(...Object.keys(LANGUAGES).map(Number)),
+  maximum: Math.max(...Object.keys(LANGUAGES).map(Number)),
+} as const;
+
 /** The five languages products are localized in, and the website can be displayed in. */
 export const DISPLAY_LANGUAGES = [1, 2, 3, 4, 5] as const;
 

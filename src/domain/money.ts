@@ -7,6 +7,9 @@ export const MAX_PRICE_CENTS = 100_000_000;
  * Parses a price as clients send it: `1,50` (the spec's comma), `1.50`, `3`, `0.5`. At most two
  * decimals; never a float on the way (the digits become cents as text). Returns cents.
  */
+/** What `parsePriceCents` reads, surrounding spaces included (the OpenAPI document's pattern). */
+export const PRICE_PATTERN = '^\\s*\\d{1,9}(?:[.,]\\d{1,2})?\\s*$';
+
 export function parsePriceCents(text: string, field = 'price'): number {
   const s = text.trim();
   const m = /^(\d{1,9})(?:[.,](\d{1,2}))?$/.exec(s);

@@ -10,7 +10,7 @@ import { normalizeCountry } from './users.js';
  */
 export type PostalAddressInput = Partial<Record<keyof PostalAddress, string | undefined>>;
 
-const MAX_ADDRESS_FIELD = 200;
+export const MAX_ADDRESS_FIELD = 200;
 
 function addressField(
   input: PostalAddressInput,

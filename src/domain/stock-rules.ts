@@ -244,6 +244,7 @@ export function notEnoughCopies(
 export function notInStock(idArticle: number): ApiError {
   return badRequest(`Article ${idArticle} is not in your stock.`, {
     field: 'idArticle',
+    code: 'not_in_stock',
     reason: 'not_in_stock',
   });
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../errors.js';
-import { parseDateParam } from './dates.js';
+import { DATE_PATTERN, parseDateParam } from './dates.js';
 
 describe('date parameters', () => {
   it('reads the reference example and its variants of the offset', () => {
@@ -40,5 +40,37 @@ describe('date parameters', () => {
         bad,
       );
     }
+  });
+
+  it("has a pattern (the OpenAPI document's) that admits exactly what it reads, but for days a month lacks", () => {
+    const re = new RegExp(DATE_PATTERN, 'u');
+    const reads = (v: string) => {
+      try {
+        parseDateParam(v, 'startDate');
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (const v of [
+      '2017-12-08T14:41:12+0100',
+      '2017-12-08T14:41:12 0100',
+      '2017-12-08t14:41z',
+      ' 2017-12-08 ',
+      '2017-12-08+01',
+      '2017-12-08T14:41:12.123456-02:30',
+      '2017-12-08 14:41',
+      '2017-13-08',
+      '2017-12-08T24:00',
+      '2017-12-08T14:61',
+      '2017-12-08 01',
+      '17-12-08',
+      'yesterday',
+      '2017-12-08T14',
+      '2017-12-32',
+    ])
+      assert.equal(re.test(v), reads(v), v);
+    assert.equal(re.test('2017-02-30'), true);
+    assert.equal(reads('2017-02-30'), false);
   });
 });

@@ -11,6 +11,14 @@ import { berlinOffsetMinutes } from '../format.js';
  * A `+` sent unencoded reaches us as a space (form decoding); it is read as the `+` it was.
  * Anything else is a 400 naming the parameter. Returns epoch milliseconds.
  */
+/**
+ * The same dates for the OpenAPI document (a JSON Schema pattern has no flags, so both cases are
+ * spelled out; a space before the offset is the unencoded `+`). What no pattern says: the day must
+ * exist in its month (2017-02-30 is a 400).
+ */
+export const DATE_PATTERN =
+  '^\\s*\\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])(?:[Tt ](?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:[.,]\\d+)?)?(?:[Zz]|[+ -]\\d{2}(?::?\\d{2})?)?|[Zz]|[+-]\\d{2}(?::?\\d{2})?)?\\s*$';
+
 const ISO =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 

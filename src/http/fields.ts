@@ -59,6 +59,12 @@ export function requireText(obj: Fields | undefined, name: string): string {
 /** Ids are 32-bit integer columns; a larger number is no id (and PostgreSQL refuses to compare it). */
 export const MAX_ID = 2_147_483_647;
 
+/** The largest `start` a collection reads (`src/http/pagination.ts`), 0-based in the query, 1-based in a path. */
+export const MAX_START = 1_000_000_000;
+
+/** The bounds of an integer no caller narrows (`parseInteger`); the OpenAPI document states them too. */
+export const INTEGER_BOUNDS = { min: -MAX_ID, max: MAX_ID } as const;
+
 export interface IntOptions {
   min?: number;
   max?: number;
@@ -71,7 +77,7 @@ export interface IntOptions {
 export function parseInteger(
   value: string,
   name: string,
-  { min = -MAX_ID, max = MAX_ID }: IntOptions = {},
+  { min = INTEGER_BOUNDS.min, max = INTEGER_BOUNDS.max }: IntOptions = {},
 ): number {
   const s = value.trim();
   if (!/^-?\d{1,15}$/.test(s))

@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { canonicalBaseString, percentEncode, sign, signingKey } from '../auth/oauth.js';
 import { groupOf } from '../limits/groups.js';
 import { LIMIT_COUNT_HEADER, LIMIT_MAX_HEADER } from '../limits/headers.js';
+import { INTEGER_BOUNDS } from './fields.js';
 import { CONTROL_TAG, controlApiParts, EXTENSION_MARK } from './openapi-control.js';
 import { ALL_KINDS, API_PREFIX, type RouteDefinition } from './routing.js';
 
@@ -54,6 +55,9 @@ export const EXAMPLES_BASE_URL = 'http://127.0.0.1:8080';
 /** The extension that names the app kinds a route admits (spec §5.5); `[]`: no OAuth at all. */
 export const APP_KINDS_EXTENSION = 'x-app-kinds';
 
+/** The extension that lists query parameters of which a request must give one (`RouteSchema.requiredOneOf`). */
+export const REQUIRED_ONE_OF_EXTENSION = 'x-required-one-of';
+
 /**
  * Statuses any signed route may answer before or beside its own rules: bad input, the signature
  * and the app kind, ids not found (or not the caller's), an old base address past its cutoff
@@ -63,7 +67,7 @@ export const APP_KINDS_EXTENSION = 'x-app-kinds';
 const SIGNED_ERRORS = [400, 401, 403, 404, 410, 417, 429, 500, 503];
 /** Statuses an unsigned route may answer. */
 const PUBLIC_ERRORS = [400, 404, 410, 417, 500];
-/** What reading a request body may answer: too large, not XML. */
+/** What reading a request body may answer: too large, not UTF-8 (not XML at all is the 417). */
 const BODY_ERRORS = [413, 415];
 
 const STATUS_DESCRIPTIONS: Record<number, string> = {
@@ -81,8 +85,8 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   410: 'Gone: an old base address past its cutoff, an expired export file, or (sandbox, `LIVE_HOST_MOVED`) `api.cardmarket.com` since the move to apiv2.',
   412: 'Precondition failed: the state does not allow this.',
   413: 'The request body is too large.',
-  415: 'The request body is not XML.',
-  417: 'The `Expect` header is refused.',
+  415: 'The request body is in a charset other than UTF-8.',
+  417: 'The `Expect` header is refused, or a request body is not XML (JSON, text, a form): request bodies are XML only, as on the live API.',
   500: 'Internal server error; the description names the request id for the server log.',
   429: 'A request limit was reached (`Retry-After`).',
   503: 'Over the per-minute rate (`Slow Down`), or the server is closing.',
@@ -134,6 +138,33 @@ class Components {
     return { $ref: `#/components/schemas/${id}` };
   }
 }
+
+/**
+ * What the server reads (a parameter, a request body's element) as the field parsers read it
+ * (`src/http/fields.ts`): an integer no route narrows still has `parseInteger`'s bounds (a 32-bit
+ * column), and a body's elements no route names are ignored. Said in the document, so a client
+ * generated from it refuses what the server would (issue 32: a schema looser than the server).
+ */
+export function strictInput(node: unknown): JsonObject {
+  if (Array.isArray(node)) return node.map(strictInput) as unknown as JsonObject;
+  if (node === null || typeof node !== 'object') return node as JsonObject;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(node as JsonObject))
+    out[k] =
+      k === 'properties'
+        ? Object.fromEntries(Object.entries(v as JsonObject).map(([pk, pv]) => [pk, strictInput(pv)]))
+        : strictInput(v);
+  if (out.type === 'integer' && out.enum === undefined) {
+    out.minimum ??= INTEGER_BOUNDS.min;
+    out.maximum ??= INTEGER_BOUNDS.max;
+  }
+  if (out.type === 'object' && out.properties !== undefined) out.additionalProperties ??= true;
+  return out;
+}
+
+/** What the document says of request elements it does not name. */
+const IGNORED_ELEMENTS =
+  'Elements not named here are ignored (`additionalProperties: true`), as are query parameters an operation does not list.';
 
 const LIMIT_HEADERS = {
   [LIMIT_COUNT_HEADER]: { $ref: '#/components/headers/RequestLimitCount' },
@@ -260,11 +291,11 @@ function operation(
       name,
       in: 'path',
       required: true,
-      schema: p ? components.hoist(p) : { type: 'string' },
+      schema: p ? strictInput(components.hoist(p)) : { type: 'string' },
     });
   }
   for (const [name, p] of Object.entries(schema.query ?? {})) {
-    const hoisted = components.hoist(p);
+    const hoisted = strictInput(components.hoist(p));
     const repeated = hoisted.type === 'array';
     parameters.push({
       name,
@@ -321,6 +352,9 @@ function operation(
     summary: schema.summary,
     description: [
       schema.description,
+      schema.requiredOneOf
+        ? `Give at least one of ${schema.requiredOneOf.map((n) => `\`${n}\``).join(', ')} (\`${REQUIRED_ONE_OF_EXTENSION}\`); without any the answer is 400.`
+        : undefined,
       signed
         ? `Signed (OAuth 1.0) by ${kinds.length === ALL_KINDS.length ? 'every app kind' : kinds.join(' and ')} apps${options.signedBy === 'app' ? ', with the app token and secret alone' : ''}.`
         : 'Not signed.',
@@ -331,13 +365,14 @@ function operation(
     [APP_KINDS_EXTENSION]: kinds,
     security: signed ? [{ OAuth1: [] }] : [],
     ...(parameters.length > 0 ? { parameters } : {}),
+    ...(schema.requiredOneOf ? { [REQUIRED_ONE_OF_EXTENSION]: schema.requiredOneOf } : {}),
   };
   if (schema.body) {
     const name = `${id[0]!.toUpperCase()}${id.slice(1)}Request`;
-    answers[name] = { ...components.hoist(schema.body), xml: { name: 'request' } };
+    answers[name] = { ...strictInput(components.hoist(schema.body)), xml: { name: 'request' } };
     op.requestBody = {
       required: true,
-      description: 'XML, root element `request` (also in the JSON format: the API reads XML bodies).',
+      description: `XML, root element \`request\` (also in the JSON format: the API reads XML bodies). ${IGNORED_ELEMENTS}`,
       content: { 'application/xml': { schema: { $ref: `#/components/schemas/${name}` } } },
     };
   }
@@ -443,7 +478,21 @@ page (\`?start=0&maxResults=100\`, or a 1-based \`/start\` path segment where th
 \`Retry-After\`. Every error has the same body (the \`Error\` schema), in the request's format.
 
 \`${APP_KINDS_EXTENSION}\` on each operation lists the app kinds that may call it (\`dedicated\`,
-\`widget\`, \`thirdParty\`); an empty list means no signature at all.`;
+\`widget\`, \`thirdParty\`); an empty list means no signature at all.
+
+## What the server refuses, and what it ignores
+
+Every bound the server checks is in this document: an integer's \`minimum\` and \`maximum\` (ids are
+32-bit, 1 to 2147483647; \`start\` is at most 1000000000), a string's \`maxLength\`, \`pattern\` and
+\`enum\`, the required query parameters (\`${REQUIRED_ONE_OF_EXTENSION}\` where one of several is),
+and the required elements of a request body. A request outside them is answered 400, the error
+body naming the field; one inside them is never refused for its form (it may still be 404, 409,
+412… for what the data says). In bulk writes (\`<article>\` lists) an item outside its schema fails
+on its own, listed in the answer, while the rest go on; only the list as a whole (missing, over
+\`maxItems\`) is a 400. Query parameters an operation does not list, and request elements a schema
+does not name (\`additionalProperties: true\`), are **ignored**. A method a path does not take —
+\`QUERY\`, \`PATCH\`, any other token — is answered **405** with \`Allow\` listing the ones it does,
+before any body is read; OPTIONS answers every path.`;
 }
 
 export interface DocumentOptions {

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { badRequest } from '../errors.js';
-import { parseInteger } from './fields.js';
+import { MAX_START, parseInteger } from './fields.js';
 import { publicOrigin, rawPathAndQuery } from './origin.js';
 import type { ApiRequest, ApiResponse } from './routing.js';
 import type { Tree } from './xml.js';
@@ -34,7 +34,7 @@ export function pageFromQuery(
   if (start === undefined && max === undefined) {
     return { offset: 0, limit: maxLimit, paginated: false, form: 'query' };
   }
-  const offset = start === undefined ? 0 : parseInteger(start, 'start', { min: 0, max: 1_000_000_000 });
+  const offset = start === undefined ? 0 : parseInteger(start, 'start', { min: 0, max: MAX_START });
   const limit = max === undefined ? defaultLimit : parseInteger(max, 'maxResults', { min: 1 });
   if (limit > maxLimit) {
     throw badRequest(`maxResults must be at most ${maxLimit} for this resource.`, { field: 'maxResults' });
@@ -46,7 +46,7 @@ export function pageFromQuery(
 export function pageFromPath(start: string | undefined, pageSize = 100): PageRequest {
   if (start === undefined || start === '')
     return { offset: 0, limit: pageSize, paginated: false, form: 'path' };
-  const n = parseInteger(start, 'start', { min: 1, max: 1_000_000_000 });
+  const n = parseInteger(start, 'start', { min: 1, max: MAX_START });
   return { offset: n - 1, limit: pageSize, paginated: true, form: 'path' };
 }
 

@@ -1,5 +1,7 @@
 import { type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
-import { MAX_ID } from './fields.js';
+import { PRICE_PATTERN } from '../domain/money.js';
+import { COUNTRY_CODES } from '../domain/users.js';
+import { MAX_ID, MAX_START } from './fields.js';
 
 /**
  * What a route declares about itself next to its handler (`r.get(path, { kinds, schema }, …)`):
@@ -21,6 +23,11 @@ export interface RouteSchema {
   query?: TProperties;
   /** The query parameters a request must give. */
   requiredQuery?: string[];
+  /**
+   * Query parameters of which a request must give at least one (OpenAPI cannot say so of
+   * parameters): the document lists them as `x-required-one-of` and in the operation's description.
+   */
+  requiredOneOf?: string[];
   /** The content of the `<request>` element (JSON bodies are not accepted: the API reads XML). */
   body?: TSchema;
   /** Success answers by status; null: no body (204, 303, 307). */
@@ -41,8 +48,40 @@ export const IdParam = Type.Integer({ minimum: 1, maximum: MAX_ID, description: 
 
 /** `start` and `maxResults` of a collection (`pageFromQuery`): `maxResults` at most `max`. */
 export const pageQuery = (max = 100): TProperties => ({
-  start: Type.Integer({ minimum: 0, description: 'The 0-based index of the first entity.' }),
+  start: Type.Integer({
+    minimum: 0,
+    maximum: MAX_START,
+    description: 'The 0-based index of the first entity.',
+  }),
   maxResults: Type.Integer({ minimum: 1, maximum: max, description: 'Entities per page.' }),
+});
+
+/** The 1-based start of a collection's path form (`/stock/:start`, `pageFromPath`). */
+export const PathStart = Type.Integer({
+  minimum: 1,
+  maximum: MAX_START,
+  description: 'The 1-based index of the first entity.',
+});
+
+/** A search string: required, and not blank (the finds trim it and refuse what is left empty). */
+export const SearchParam = (description: string) =>
+  Type.String({ minLength: 1, pattern: '\\S', description });
+
+/** A required text element: not blank (the readers trim it), at most `max` characters. */
+export const RequiredText = (max: number, description?: string) =>
+  Type.String({ minLength: 1, maxLength: max, pattern: '\\S', description });
+
+/** A price as `parsePriceCents` reads it: euros, at most two decimals, `.` or `,`. */
+export const PriceText = (description: string) => Type.String({ pattern: PRICE_PATTERN, description });
+
+/** A price filter of a query: blank is as if not given (`integer`, `text` and the like read it so). */
+export const PriceFilter = (description: string) =>
+  Type.String({ pattern: `^\\s*$|${PRICE_PATTERN}`, description: `${description} Blank: as if not given.` });
+
+/** A country as `normalizeCountry` reads it: a code (any case; `DE` and `UK` too). */
+export const CountryText = Type.String({
+  enum: [...COUNTRY_CODES, 'DE', 'UK'],
+  description: 'A country code, any case (`D` or `DE` for Germany, `GB` or `UK`).',
 });
 
 /** A request body's content: elements by name. */

@@ -13,7 +13,7 @@ import { ok, type Router, USER_KINDS } from '../http/routing.js';
 import { accountLinks, accountTree, mapAccount, mapCoupon } from '../mappers/account.js';
 import type { Services } from '../services.js';
 import { Type } from '@sinclair/typebox';
-import { Answer, BoolParam, RequestBody } from '../http/route-schema.js';
+import { Answer, BoolParam, PriceText, RequestBody, RequiredText } from '../http/route-schema.js';
 import { AccountSchema, CouponSchema } from '../mappers/account.js';
 import { LinksSchema } from '../mappers/values.js';
 
@@ -99,7 +99,13 @@ export function accountRoutes(r: Router, services: Services): void {
       kinds: USER_KINDS,
       schema: {
         summary: 'Redeem coupons into the bonus balance',
-        body: RequestBody({ couponCode: Type.Array(Type.String(), { description: 'Repeated.' }) }),
+        body: RequestBody({
+          couponCode: Type.Array(Type.String(), {
+            minItems: 1,
+            maxItems: 100,
+            description: 'Repeated; each code redeemed or refused on its own.',
+          }),
+        }),
         responses: {
           200: Answer({ account: AccountSchema, coupon: Type.Array(CouponSchema), links: LinksSchema }),
         },
@@ -126,11 +132,23 @@ export function accountRoutes(r: Router, services: Services): void {
       schema: {
         summary: 'Seller activation, step 1: the bank details',
         body: RequestBody({
-          bankAccountOwner: Type.String(),
-          iban: Type.String(),
-          bic: Type.String(),
-          bankName: Type.String(),
-          phoneNumber: Type.Optional(Type.String()),
+          bankAccountOwner: RequiredText(100, 'Also read as `accountOwner`.'),
+          iban: Type.String({
+            maxLength: 60,
+            pattern: '^\\s*[A-Za-z]\\s*[A-Za-z]\\s*\\d\\s*\\d(?:\\s*[A-Za-z0-9]){11,30}\\s*$',
+            description: 'Spaces anywhere, any case; the check digits must hold (ISO 13616), else 400.',
+          }),
+          bic: Type.String({
+            maxLength: 20,
+            pattern: '^\\s*(?:[A-Za-z]\\s*){6}(?:[A-Za-z0-9]\\s*){2}(?:(?:[A-Za-z0-9]\\s*){3})?$',
+            description: '8 or 11 letters and digits (ISO 9362).',
+          }),
+          bankName: RequiredText(100),
+          phoneNumber: Type.String({
+            maxLength: 30,
+            pattern: '^\\s*\\+?[\\d ()/-]{5,}\\s*$',
+            description: 'Digits, spaces, + - / ( ); at least four digits in a row when spaces are removed.',
+          }),
         }),
         errors: [412],
         responses: { 200: AccountMessageAnswer },
@@ -162,7 +180,10 @@ export function accountRoutes(r: Router, services: Services): void {
       kinds: USER_KINDS,
       schema: {
         summary: 'Seller activation, step 2: the amounts of the two transfers',
-        body: RequestBody({ amount1: Type.String(), amount2: Type.String() }),
+        body: RequestBody({
+          amount1: PriceText('The first transfer, in euros (e.g. `0.12`).'),
+          amount2: PriceText('The second transfer, in euros.'),
+        }),
         errors: [412],
         responses: { 200: AccountMessageAnswer },
       },

@@ -1,7 +1,7 @@
 import { findAppForAuthorization } from '../auth/apps.js';
 import { exchangeRequestToken } from '../auth/request-tokens.js';
 import { getAccount } from '../domain/account.js';
-import { forbidden, notFound, unauthorized } from '../errors.js';
+import { badRequest, forbidden, notFound, unauthorized } from '../errors.js';
 import { requireBody } from '../http/body.js';
 import { text } from '../http/fields.js';
 import { headerLocation } from '../http/location.js';
@@ -86,7 +86,15 @@ export function authenticateRoutes(r: Router, services: Services): void {
         summary: 'Exchange a request token for an access token',
         description:
           'Signed with the app token and secret alone: `oauth_token` empty (or the request token), key `appSecret&`.',
-        body: RequestBody({ app_key: Type.String(), request_token: Type.String() }),
+        body: RequestBody({
+          app_key: Type.Optional(
+            Type.String({ description: 'When given, the app token the request is signed with (else 401).' }),
+          ),
+          request_token: Type.String({
+            minLength: 1,
+            description: 'The request token the callback received (an unknown one: 401).',
+          }),
+        }),
         responses: {
           200: Answer({
             oauth_token: Type.String(),
@@ -101,9 +109,10 @@ export function authenticateRoutes(r: Router, services: Services): void {
       const appKey = text(body, 'app_key') ?? '';
       const requestToken = text(body, 'request_token') ?? '';
       if (requestToken === '') {
-        throw unauthorized('The request needs <request_token>: the one the callback received.', {
-          code: 'unknown_request_token',
+        // Bad input like any required element left out; an unknown token is the 401 below.
+        throw badRequest('The request needs <request_token>: the one the callback received.', {
           field: 'request_token',
+          reason: 'required',
         });
       }
       if (appKey !== '' && appKey !== req.auth.appToken) {

@@ -9,6 +9,8 @@ import {
   productDetail,
   viewerLanguage,
 } from '../domain/products.js';
+import { DISPLAY_LANGUAGES } from '../domain/catalog.js';
+import { MIN_SEARCH_LENGTH } from '../domain/search-text.js';
 import { boolean, idParam, integer, text } from '../http/fields.js';
 import { pagedResponse, pageFromQuery } from '../http/pagination.js';
 import { ALL_KINDS, type ApiRequest, ok, type Router } from '../http/routing.js';
@@ -19,7 +21,7 @@ import { mapMetaproduct } from '../mappers/metaproduct.js';
 import { link } from '../mappers/values.js';
 import type { Services } from '../services.js';
 import { Type } from '@sinclair/typebox';
-import { Answer, BoolParam, IdParam, pageQuery } from '../http/route-schema.js';
+import { Answer, BoolParam, IdParam, pageQuery, SearchParam } from '../http/route-schema.js';
 import { ProductListedSchema, ProductSchema } from '../mappers/catalog-product.js';
 import { ExpansionSchema } from '../mappers/expansion.js';
 import { GameSchema } from '../mappers/game.js';
@@ -28,10 +30,16 @@ import { LinksSchema } from '../mappers/values.js';
 
 /** The query of both find requests (`findInput` reads it). */
 const FIND_QUERY = {
-  search: Type.String({ description: 'Words of the name (any language).' }),
+  search: SearchParam(
+    `Words of the name (any language): at least ${MIN_SEARCH_LENGTH} characters unless \`exact=true\`.`,
+  ),
   exact: BoolParam,
   idGame: Type.Integer({ minimum: 1 }),
-  idLanguage: Type.Integer({ minimum: 1 }),
+  idLanguage: Type.Integer({
+    minimum: Math.min(...DISPLAY_LANGUAGES),
+    maximum: Math.max(...DISPLAY_LANGUAGES),
+    description: 'The language `search` is written in (products are named in these five).',
+  }),
 };
 
 /** Games, expansions, products and metaproducts (reference §1.3): every app kind may read them. */
@@ -108,6 +116,7 @@ export function catalogRoutes(r: Router, services: Services): void {
       schema: {
         summary: 'Find products by name',
         query: { ...FIND_QUERY, ...pageQuery() },
+        requiredQuery: ['search'],
         paginated: true,
         responses: { 200: Answer({ product: Type.Array(ProductListedSchema), links: LinksSchema }) },
       },
@@ -152,6 +161,7 @@ export function catalogRoutes(r: Router, services: Services): void {
       schema: {
         summary: 'Find metaproducts by name',
         query: { ...FIND_QUERY, ...pageQuery() },
+        requiredQuery: ['search'],
         paginated: true,
         responses: {
           200: Answer({

@@ -6,6 +6,7 @@ import {
   userOffers,
 } from '../domain/offers.js';
 import { findUsers, publicUser } from '../domain/public-users.js';
+import { LANGUAGE_ID_RANGE } from '../domain/catalog.js';
 import { badRequest } from '../errors.js';
 import { idParam, text } from '../http/fields.js';
 import { offerFilterInput, userOfferFilterInput } from '../http/offer-filters.js';
@@ -15,7 +16,9 @@ import { mapOffers } from '../mappers/article.js';
 import { mapUser } from '../mappers/user.js';
 import type { Services } from '../services.js';
 import { Type } from '@sinclair/typebox';
-import { Answer, BoolParam, IdParam, pageQuery } from '../http/route-schema.js';
+import { Answer, BoolParam, IdParam, pageQuery, PriceFilter, SearchParam } from '../http/route-schema.js';
+import { SELLER_COUNTRY_IDS } from '../domain/countries.js';
+import { COUNTRY_CODES } from '../domain/users.js';
 import { ArticleSchema } from '../mappers/article.js';
 import { UserSchema } from '../mappers/user.js';
 
@@ -24,8 +27,8 @@ const USER_PARAM = Type.String({ description: 'A user id or an exact username.' 
 /** The filters both offer lists read (`offerFilters`). */
 const OFFER_QUERY = {
   userType: Type.String({ enum: ['private', 'commercial', 'powerseller'] }),
-  minUserScore: Type.Integer(),
-  idLanguage: Type.Array(Type.Integer({ minimum: 1 }), { description: 'Repeatable.' }),
+  minUserScore: Type.Integer({ minimum: 1, maximum: 5, description: '1 (outstanding) to 5 (bad).' }),
+  idLanguage: Type.Array(Type.Integer(LANGUAGE_ID_RANGE), { description: 'Repeatable.' }),
   minCondition: Type.String({ enum: ['MT', 'NM', 'EX', 'GD', 'LP', 'PL', 'PO'] }),
   isFoil: BoolParam,
   isSigned: BoolParam,
@@ -34,7 +37,13 @@ const OFFER_QUERY = {
   isFirstEd: BoolParam,
   isReverseHolo: BoolParam,
   minAvailable: Type.Integer({ minimum: 1 }),
-  sellerCountry: Type.Array(Type.String(), { description: 'Repeatable.' }),
+  sellerCountry: Type.Array(
+    Type.String({
+      enum: [...COUNTRY_CODES, 'DE', 'UK', ...Object.keys(SELLER_COUNTRY_IDS)],
+      description: 'A country code (any case) or a country id.',
+    }),
+    { description: 'Repeatable.' },
+  ),
 };
 
 /** Offers and users of the public marketplace (reference §1.3): every app kind may read them. */
@@ -72,7 +81,8 @@ export function marketplaceRoutes(r: Router, services: Services): void {
       kinds: ALL_KINDS,
       schema: {
         summary: 'Find users by name',
-        query: { search: Type.String(), ...pageQuery() },
+        query: { search: SearchParam('The start of the username (any case).'), ...pageQuery() },
+        requiredQuery: ['search'],
         paginated: true,
         responses: { 200: Answer({ user: Type.Array(UserSchema) }) },
       },
@@ -121,8 +131,8 @@ export function marketplaceRoutes(r: Router, services: Services): void {
           rarity: Type.String(),
           name: Type.String(),
           expansionName: Type.String(),
-          minPrice: Type.String({ description: 'Euros, e.g. `1.50`.' }),
-          maxPrice: Type.String({ description: 'Euros, e.g. `10.00`.' }),
+          minPrice: PriceFilter('Euros, e.g. `1.50`.'),
+          maxPrice: PriceFilter('Euros, e.g. `10.00`.'),
           ...pageQuery(1000),
         },
         paginated: true,

@@ -1,6 +1,7 @@
 import { isHexId } from '../domain/hex-id.js';
 import {
   deleteMessage,
+  MAX_MESSAGE_LENGTH,
   deleteThread,
   type FindFilter,
   findMessages,
@@ -18,7 +19,11 @@ import { type ApiRequest, type Handler, ok, type Router, USER_KINDS } from '../h
 import { mapMessage, mapThread } from '../mappers/message.js';
 import type { Services } from '../services.js';
 import { Type } from '@sinclair/typebox';
-import { Answer, BoolParam, IdParam, pageQuery, RequestBody } from '../http/route-schema.js';
+import { Answer, IdParam, pageQuery, RequestBody, RequiredText } from '../http/route-schema.js';
+import { DATE_PATTERN } from '../http/dates.js';
+
+/** A date of the query; blank is as if not given. */
+const BLANK_OR_DATE = `^\\s*$|${DATE_PATTERN}`;
 import { HexIdSchema, MessageSchema, ThreadSchema } from '../mappers/message.js';
 
 /** Messages between users (spec §2.2, §4.1; reference §1.2, §2.15). */
@@ -67,11 +72,16 @@ export function messageRoutes(r: Router, services: Services): void {
       schema: {
         summary: 'Find received messages: unread, or between two dates',
         query: {
-          unread: BoolParam,
-          startDate: Type.String({ description: 'ISO 8601, e.g. `2017-12-08T14:41:12+0100`.' }),
-          endDate: Type.String({ description: 'ISO 8601; default now.' }),
+          unread: Type.Boolean({ description: '`true`: the unread messages (`false` is as if not given).' }),
+          startDate: Type.String({
+            pattern: BLANK_OR_DATE,
+            description:
+              'ISO 8601, e.g. `2017-12-08T14:41:12+0100` (without an offset: Berlin time); required unless `unread=true`.',
+          }),
+          endDate: Type.String({ pattern: BLANK_OR_DATE, description: 'ISO 8601; default now.' }),
           ...pageQuery(),
         },
+        requiredOneOf: ['unread', 'startDate'],
         paginated: true,
         responses: { 200: Answer({ message: Type.Array(MessageSchema) }) },
       },
@@ -120,7 +130,7 @@ export function messageRoutes(r: Router, services: Services): void {
       schema: {
         summary: 'Write to a user',
         params: { idOtherUser: IdParam },
-        body: RequestBody({ message: Type.String() }),
+        body: RequestBody({ message: RequiredText(MAX_MESSAGE_LENGTH) }),
         responses: { 200: ThreadSchema },
       },
     },
@@ -205,12 +215,18 @@ function messageIdParam(req: ApiRequest): string {
 
 /**
  * `?unread=true` (wins over dates), or `?startDate=…[&endDate=…]` (a missing end is now). Received
- * messages only.
+ * messages only. A date given is read either way: one that is no date is a 400, as the OpenAPI
+ * document's pattern says, even beside `unread=true`.
  */
 function findFilter(req: ApiRequest, now: number): FindFilter {
-  if (boolean(req.query, 'unread') === true) return { unreadOnly: true };
   const start = text(req.query, 'startDate');
   const end = text(req.query, 'endDate');
+  const given = (v: string | undefined): v is string => v !== undefined && v.trim() !== '';
+  if (boolean(req.query, 'unread') === true) {
+    if (given(start)) parseDateParam(start, 'startDate');
+    if (given(end)) parseDateParam(end, 'endDate');
+    return { unreadOnly: true };
+  }
   if (start === undefined || start.trim() === '') {
     throw badRequest(
       'Give unread=true, or a startDate (and optionally an endDate), e.g. ?startDate=2017-12-08T14:41:12%2B0100.',

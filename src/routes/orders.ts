@@ -1,4 +1,4 @@
-import { evaluateOrder } from '../domain/evaluations.js';
+import { COMPLAINTS, evaluateOrder, GRADES } from '../domain/evaluations.js';
 import {
   getOrder,
   listOrders,
@@ -21,7 +21,14 @@ import { type ApiRequest, ok, type Router, USER_KINDS } from '../http/routing.js
 import { mapOrder, mapOrders } from '../mappers/order.js';
 import type { Services } from '../services.js';
 import { Type } from '@sinclair/typebox';
-import { Answer, IdParam, pageQuery, RequestBody, type RouteSchema } from '../http/route-schema.js';
+import {
+  Answer,
+  IdParam,
+  pageQuery,
+  PathStart,
+  RequestBody,
+  type RouteSchema,
+} from '../http/route-schema.js';
 import { OrderSchema } from '../mappers/order.js';
 
 const MAX_TRACKING = MAX_TRACKING_LENGTH;
@@ -29,6 +36,11 @@ const MAX_TEXT = MAX_ORDER_TEXT_LENGTH;
 const limited = limitedOrderText;
 
 const ORDER = Answer({ order: OrderSchema });
+/** An evaluation's grade (`checkGrade`): 1 very good, 2 good, 3 neutral, 4 bad, 10 n/a. */
+const GRADE = Type.Integer({
+  enum: [...GRADES],
+  description: '1 very good, 2 good, 3 neutral, 4 bad, 10 n/a.',
+});
 const ORDERS_SCHEMA = (withStart: boolean): RouteSchema => ({
   summary: withStart ? 'A page of orders (1-based start, 100 a page)' : 'Orders by role and state',
   params: {
@@ -36,7 +48,7 @@ const ORDERS_SCHEMA = (withStart: boolean): RouteSchema => ({
     state: Type.String({
       enum: Object.entries(ORDER_STATE_CODES).flatMap(([name, code]) => [name, String(code)]),
     }),
-    ...(withStart ? { start: Type.Integer({ minimum: 1 }) } : {}),
+    ...(withStart ? { start: PathStart } : {}),
   },
   query: withStart ? undefined : pageQuery(),
   paginated: true,
@@ -150,12 +162,19 @@ export function orderRoutes(r: Router, services: Services): void {
         summary: 'Evaluate a received order',
         params: { idOrder: IdParam },
         body: RequestBody({
-          evaluationGrade: Type.Integer({ minimum: 1, maximum: 3 }),
-          itemDescription: Type.Integer({ minimum: 1, maximum: 3 }),
-          packaging: Type.Integer({ minimum: 1, maximum: 3 }),
-          speed: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })),
-          comment: Type.Optional(Type.String({ maxLength: MAX_TEXT })),
-          complaint: Type.Optional(Type.Array(Type.String(), { description: 'Repeatable.' })),
+          evaluationGrade: GRADE,
+          itemDescription: GRADE,
+          packaging: GRADE,
+          speed: Type.Optional(GRADE),
+          comment: Type.Optional(
+            Type.String({
+              maxLength: MAX_TEXT,
+              description: 'Required (not blank) unless every grade is 1 (very good).',
+            }),
+          ),
+          complaint: Type.Optional(
+            Type.Array(Type.String({ enum: [...COMPLAINTS] }), { description: 'Repeatable.' }),
+          ),
         }),
         errors: [412],
         responses: { 200: ORDER },

@@ -20,7 +20,8 @@ import { mapPricedMethod } from '../mappers/shipping-method.js';
 import { mapCartFailure, mapShoppingCart } from '../mappers/shopping-cart.js';
 import type { Services } from '../services.js';
 import { Type } from '@sinclair/typebox';
-import { Answer, IdParam, RequestBody } from '../http/route-schema.js';
+import { Answer, CountryText, IdParam, RequestBody, RequiredText } from '../http/route-schema.js';
+import { MAX_ADDRESS_FIELD } from '../domain/postal-address.js';
 import { OrderSchema } from '../mappers/order.js';
 import { ShippingMethodSchema } from '../mappers/shipping-method.js';
 import { CartFailureSchema, ShoppingCartSchema } from '../mappers/shopping-cart.js';
@@ -148,12 +149,12 @@ export function shoppingCartRoutes(r: Router, services: Services): void {
       schema: {
         summary: 'Set the shipping address of the cart',
         body: RequestBody({
-          name: Type.String(),
-          extra: Type.Optional(Type.String()),
-          street: Type.String(),
-          zip: Type.String(),
-          city: Type.String(),
-          country: Type.String(),
+          name: RequiredText(MAX_ADDRESS_FIELD),
+          extra: Type.Optional(Type.String({ maxLength: MAX_ADDRESS_FIELD })),
+          street: RequiredText(MAX_ADDRESS_FIELD),
+          zip: RequiredText(MAX_ADDRESS_FIELD),
+          city: RequiredText(MAX_ADDRESS_FIELD),
+          country: CountryText,
         }),
         responses: { 200: CART },
       },

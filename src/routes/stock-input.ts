@@ -1,5 +1,13 @@
-import { ARTICLE_FLAGS, CONDITIONS, isCondition, isLanguage, LANGUAGES } from '../domain/catalog.js';
-import { parseArticlePrice } from '../domain/money.js';
+import { Type } from '@sinclair/typebox';
+import {
+  ARTICLE_FLAGS,
+  CONDITIONS,
+  isCondition,
+  isLanguage,
+  LANGUAGE_ID_RANGE,
+  LANGUAGES,
+} from '../domain/catalog.js';
+import { parseArticlePrice, PRICE_PATTERN } from '../domain/money.js';
 import {
   type ArticleChangeInput,
   type ArticleCountInput,
@@ -190,3 +198,53 @@ export function readCountItems(articles: XmlObject[]): BulkItem<ArticleCountInpu
   const counts = articles.map((a) => copiesOf(a)!);
   return readItems(articles, (a) => ({ idArticle: articleId(a), count: counts[articles.indexOf(a)]! }));
 }
+
+/*
+ * The `<article>` items as the readers above read them, for the OpenAPI document (the readers stay
+ * the validators: an item outside its schema fails on its own, listed in the answer's `failed`).
+ */
+const copies = (description: string) =>
+  Type.Integer({ minimum: COPIES.min, maximum: COPIES.max, description });
+const COPY_FIELDS = {
+  count: Type.Optional(copies('The number of copies (or `amount`; both: they must agree).')),
+  amount: Type.Optional(copies('Same as `count`.')),
+};
+/** `count` or `amount`: at least one of them. */
+const COUNT_OR_AMOUNT = { anyOf: [{ required: ['count'] }, { required: ['amount'] }] };
+const ARTICLE_FIELDS = {
+  idLanguage: Type.Optional(Type.Integer({ ...LANGUAGE_ID_RANGE, description: 'Default 1 (English).' })),
+  language: Type.Optional(
+    Type.Unknown({
+      description: 'The language id, or a Language with `idLanguage` (must agree with `idLanguage`).',
+    }),
+  ),
+  comments: Type.Optional(Type.String({ maxLength: MAX_COMMENT_LENGTH })),
+  condition: Type.Optional(Type.String({ enum: [...CONDITIONS], description: 'Singles only.' })),
+  ...Object.fromEntries(ARTICLE_FLAGS.map((flag) => [flag, Type.Optional(Type.Boolean())])),
+};
+const ARTICLE_PRICE = (required: boolean) =>
+  Type.String({
+    pattern: PRICE_PATTERN,
+    description: `Euros, more than 0 and at most 1000000.00${required ? '' : ' (given: a change)'}.`,
+  });
+const ID_ARTICLE = Type.Integer({ minimum: ID.min, maximum: ID.max, description: 'One of your articles.' });
+
+/** POST /stock (`parseNewArticle`). */
+export const NewArticleItem = Type.Object(
+  {
+    idProduct: Type.Integer({ minimum: ID.min, maximum: ID.max }),
+    ...COPY_FIELDS,
+    price: ARTICLE_PRICE(true),
+    ...ARTICLE_FIELDS,
+  },
+  COUNT_OR_AMOUNT,
+);
+
+/** PUT /stock (`parseArticleChange`): any element beside the id and the copies is a change. */
+export const ArticleChangeItem = Type.Object(
+  { idArticle: ID_ARTICLE, ...COPY_FIELDS, price: Type.Optional(ARTICLE_PRICE(false)), ...ARTICLE_FIELDS },
+  COUNT_OR_AMOUNT,
+);
+
+/** DELETE /stock, PUT /stock/increase and /stock/decrease (`parseArticleCount`, `readCountItems`). */
+export const ArticleCountItem = Type.Object({ idArticle: ID_ARTICLE, ...COPY_FIELDS }, COUNT_OR_AMOUNT);

@@ -1,3 +1,5 @@
+import { LANGUAGE_ID_RANGE } from '../domain/catalog.js';
+import { MAX_ARTICLES_PER_REQUEST } from '../domain/stock-rules.js';
 import {
   addArticles,
   type BulkResult,
@@ -26,11 +28,12 @@ import { type ArticleMapOptions, mapArticle } from '../mappers/article.js';
 import { mapProductDetail } from '../mappers/catalog-product.js';
 import { mapDeleted, mapFailedArticle, mapInserted } from '../mappers/stock-result.js';
 import type { Services } from '../services.js';
-import { Type } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
 import {
   Answer,
   BoolParam,
   IdParam,
+  PathStart,
   pageQuery,
   RequestBody,
   type RouteSchema,
@@ -44,25 +47,33 @@ const FAILED = Type.Object(
   { success: Type.Literal(false), tried: Type.Unknown(), error: Type.String() },
   { $id: 'FailedArticle' },
 );
-const ARTICLES_BODY = (fields: string) =>
+/** A stock write's `<article>` list: 1 to 100 items, each failing on its own (`readArticles`). */
+const ARTICLES_BODY = (
+  item: TSchema,
+  description = 'An item outside its schema fails on its own (in `failed`); the others go on.',
+) =>
   RequestBody({
-    article: Type.Array(Type.Object({}, { additionalProperties: true, description: fields }), {
-      maxItems: 100,
-    }),
+    article: Type.Array(item, { minItems: 1, maxItems: MAX_ARTICLES_PER_REQUEST, description }),
   });
 const CHANGE = (summary: string): RouteSchema => ({
   summary,
-  body: ARTICLES_BODY('idArticle and count'),
+  body: ARTICLES_BODY(
+    ArticleCountItem,
+    'A `count` (or `amount`) that is not a positive integer refuses the whole request (400, spec §4.4); an unknown `idArticle` fails on its own (in `failed`).',
+  ),
   responses: { 200: Answer({ article: Type.Array(ArticleSchema), failed: Type.Array(FAILED) }) },
 });
 const STOCK_LIST = (withStart: boolean): RouteSchema => ({
   summary: withStart ? 'A page of the stock (1-based start, 100 a page)' : 'The stock',
-  params: withStart ? { start: Type.Integer({ minimum: 1 }) } : undefined,
+  params: withStart ? { start: PathStart } : undefined,
   query: withStart ? undefined : pageQuery(),
   paginated: true,
   responses: { 200: ARTICLES },
 });
 import {
+  ArticleChangeItem,
+  ArticleCountItem,
+  NewArticleItem,
   parseArticleChange,
   parseArticleCount,
   parseNewArticle,
@@ -124,7 +135,7 @@ export function stockRoutes(r: Router, services: Services): void {
       kinds: USER_KINDS,
       schema: {
         summary: 'Put articles on sale (at most 100 a request)',
-        body: ARTICLES_BODY('idProduct, count, price, idLanguage, condition, comments, the flags'),
+        body: ARTICLES_BODY(NewArticleItem),
         responses: {
           200: Answer({
             inserted: Type.Array(
@@ -154,7 +165,7 @@ export function stockRoutes(r: Router, services: Services): void {
       kinds: USER_KINDS,
       schema: {
         summary: 'Change articles (at most 100 a request)',
-        body: ARTICLES_BODY('idArticle and the fields to change'),
+        body: ARTICLES_BODY(ArticleChangeItem),
         responses: {
           200: Answer({ updatedArticles: Type.Array(ArticleSchema), notUpdatedArticles: Type.Array(FAILED) }),
         },
@@ -180,7 +191,7 @@ export function stockRoutes(r: Router, services: Services): void {
       kinds: USER_KINDS,
       schema: {
         summary: 'Take articles off sale (at most 100 a request)',
-        body: ARTICLES_BODY('idArticle and count'),
+        body: ARTICLES_BODY(ArticleCountItem),
         responses: {
           200: Answer({
             deleted: Type.Array(
@@ -244,7 +255,14 @@ export function stockRoutes(r: Router, services: Services): void {
       kinds: USER_KINDS,
       schema: {
         summary: 'Stock articles whose product name matches',
-        params: { name: Type.String(), idGame: IdParam },
+        params: {
+          name: Type.String({
+            minLength: 1,
+            pattern: '\\S',
+            description: 'A name or part of one (not blank).',
+          }),
+          idGame: IdParam,
+        },
         query: pageQuery(),
         paginated: true,
         responses: { 200: ARTICLES },
@@ -300,7 +318,7 @@ export function stockRoutes(r: Router, services: Services): void {
         query: {
           idGame: Type.Integer({ minimum: 1, maximum: MAX_ID }),
           isSealed: BoolParam,
-          idLanguage: Type.Integer({ minimum: 1, maximum: MAX_ID }),
+          idLanguage: Type.Integer({ ...LANGUAGE_ID_RANGE, description: 'Only articles in this language.' }),
         },
         responses: {
           200: Answer({ stock: Type.String({ contentEncoding: 'base64' }), mime: Type.String() }),

@@ -8,6 +8,7 @@ import {
   type FlagChoice,
   getWantslist,
   listWantslists,
+  MAX_NAME_LENGTH,
   MAX_WANT_COUNT,
   updateWantslist,
   WANT_FLAGS,
@@ -32,8 +33,43 @@ import { ok, type Router, USER_KINDS } from '../http/routing.js';
 import type { XmlObject } from '../http/xml.js';
 import { mapFailedWantslist, mapWantslist, mapWantslistDetail } from '../mappers/wantslist.js';
 import type { Services } from '../services.js';
-import { Type } from '@sinclair/typebox';
-import { Answer, IdParam, RequestBody } from '../http/route-schema.js';
+import { type TProperties, Type } from '@sinclair/typebox';
+import { Answer, IdParam, RequestBody, RequiredText } from '../http/route-schema.js';
+import { CONDITIONS, LANGUAGE_ID_RANGE } from '../domain/catalog.js';
+import { PRICE_PATTERN } from '../domain/money.js';
+
+/** `idWant` as `wantId` reads it: 24 hexadecimal digits, any case, spaces around. */
+const WANT_ID_PATTERN = '^\\s*[0-9a-fA-F]{24}\\s*$';
+/** What `parseWishPrice` reads: a price, +/− an amount, a percentage, FROM or SELL (any case). */
+const WISH_PRICE_PATTERN = `^\\s*(?:[Ff][Rr][Oo][Mm]|[Ss][Ee][Ll][Ll]|\\d{1,4}(?:[.,]\\d{1,2})?\\s*%|[+-]?${PRICE_PATTERN.replace(/^\^\\s\*|\\s\*\$$/g, '')})\\s*$`;
+
+/** A wants-list item (`parseAddItem`, `parseEditItem`): its id element and the fields it may set. */
+const wantItem = (id: TProperties) =>
+  Type.Object({
+    ...id,
+    count: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_WANT_COUNT, description: 'Default 1.' })),
+    wishPrice: Type.Optional(
+      Type.String({
+        pattern: WISH_PRICE_PATTERN,
+        description: '`1.50`, `+0.02`, `-0.37`, `90%`, `FROM` or `SELL`.',
+      }),
+    ),
+    mailAlert: Type.Optional(Type.Boolean()),
+    idLanguage: Type.Optional(
+      Type.Array(Type.Integer(LANGUAGE_ID_RANGE), {
+        description: 'Repeatable; one empty element: any language.',
+      }),
+    ),
+    minCondition: Type.Optional(Type.String({ enum: [...CONDITIONS], description: 'Any case.' })),
+    ...Object.fromEntries(
+      WANT_FLAGS.map((flag) => [
+        flag,
+        Type.Optional(
+          Type.String({ enum: ['true', 'false', 'null', 'any'], description: '`null` or `any`: either.' }),
+        ),
+      ]),
+    ),
+  });
 import { WantslistSchema } from '../mappers/wantslist.js';
 import { LinksSchema } from '../mappers/values.js';
 
@@ -67,7 +103,13 @@ export function wantslistRoutes(r: Router, services: Services): void {
       schema: {
         summary: 'Create wants lists',
         body: RequestBody({
-          wantslist: Type.Array(Type.Object({ idGame: IdParam, name: Type.String() })),
+          wantslist: Type.Array(
+            Type.Object({
+              idGame: IdParam,
+              name: RequiredText(MAX_NAME_LENGTH, 'Unique among your lists (any case).'),
+            }),
+            { minItems: 1, description: 'A list that cannot be made fails on its own (in `failed`).' },
+          ),
         }),
         responses: {
           200: Answer({
@@ -125,12 +167,16 @@ export function wantslistRoutes(r: Router, services: Services): void {
         body: RequestBody(
           {
             action: Type.String({ enum: ['editWantslist', 'addItem', 'editItem', 'deleteItem'] }),
-            name: Type.Optional(Type.String()),
-            product: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
-            metaproduct: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
-            want: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+            name: Type.Optional(RequiredText(MAX_NAME_LENGTH, 'Required with `editWantslist`.')),
+            product: Type.Optional(Type.Array(wantItem({ idProduct: IdParam }))),
+            metaproduct: Type.Optional(Type.Array(wantItem({ idMetaproduct: IdParam }))),
+            want: Type.Optional(
+              Type.Array(
+                wantItem({ idWant: Type.String({ pattern: WANT_ID_PATTERN, description: 'The item id.' }) }),
+              ),
+            ),
           },
-          'editWantslist: name; addItem: product/metaproduct items; editItem, deleteItem: want items with idWant.',
+          'editWantslist: name; addItem: product/metaproduct items; editItem, deleteItem: want items with idWant (deleteItem reads nothing else). Any item that breaks its schema refuses the whole request (400).',
         ),
         responses: { 200: DETAIL },
       },
