@@ -7,6 +7,7 @@ import pino from 'pino';
 import { type Config, ConfigError, SETTINGS } from './config.js';
 import { startReservationSweeper } from './domain/cart.js';
 import { startPriceGuideJob } from './domain/priceguide.js';
+import { type Scenario, startServerMarket } from './domain/market/index.js';
 import { DEMO_PASSWORD, ensureDemoPasswords } from './seed/demo-users.js';
 import { seedDemo } from './seed/index.js';
 import { saveBaseline } from './domain/snapshots.js';
@@ -222,6 +223,8 @@ export interface ServeOptions {
   printCredentials?: 'json';
   /** Stop when standard input ends (a parent process that dies closes the pipe). */
   exitOnStdinClose?: boolean;
+  /** `serve --market NAME`: a living market runs beside the requests (sandbox only). */
+  market?: { scenario: Scenario; seed: string; days: number; speed: number };
 }
 
 /** Runs until SIGINT/SIGTERM (or, if asked, standard input closing), then stops cleanly. */
@@ -250,6 +253,19 @@ export async function serveForever(config: Config, options: ServeOptions = {}): 
     );
     process.stdout.write(`${JSON.stringify(document)}\n`);
   }
+  let market: ReturnType<typeof startServerMarket> | undefined;
+  if (options.market) {
+    if (config.mode !== 'sandbox') throw new ConfigError('--market is for the sandbox only.');
+    const m = options.market;
+    say(`Market ${m.scenario.name}: seed ${m.seed}, ${m.days} days at ${m.speed}× real time`);
+    market = startServerMarket(server.services, m, (err) =>
+      server.services.log.error({ err }, 'the market stopped on an error'),
+    );
+    void market.done.then((summary) => {
+      if (summary)
+        say(`Market ${summary.scenario} ended: ${summary.actions} actions over ${summary.days} days`);
+    });
+  }
   await new Promise<void>((resolve) => {
     let stopping = false;
     const onSignal = (why: string) => {
@@ -258,8 +274,8 @@ export async function serveForever(config: Config, options: ServeOptions = {}): 
       say(`${why}: finishing in-flight requests and closing the database…`);
       // Reading stdin holds the event loop open; let go of it so the process can end.
       if (options.exitOnStdinClose) process.stdin.destroy();
-      server
-        .stop()
+      Promise.resolve(market?.stop())
+        .then(() => server.stop())
         .then(() => resolve())
         .catch((err) => {
           console.error(err);

@@ -67,6 +67,13 @@ describe('the OpenAPI document and the server agree on every bound', () => {
     });
     assert.equal(res.statusCode, 200);
     doc = JSON.parse(res.body);
+    // The sandbox control API (`/_cardbazaar/`, its own server and bearer token, JSON) is no part of
+    // the API these requests are derived for: test/control-api.test.ts checks it over HTTP.
+    for (const [template, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(ops))
+        if (op.tags?.includes('Sandbox control')) delete ops[method];
+      if (Object.keys(ops).length === 0) delete doc.paths[template];
+    }
     const cred = await createTestApp(world.server, world.seller.user, 'thirdParty');
     thirdParty = new ApiClient(world.server, cred);
     appOnly = new ApiClient(world.server, { ...cred, accessToken: '', accessTokenSecret: '' });

@@ -8,6 +8,7 @@ import { registerCouponCommands } from './coupons.js';
 import { registerFixtureCommands } from './fixtures.js';
 import { registerLimitsCommands } from './limits.js';
 import { registerLiveHostCommands } from './live-hosts.js';
+import { registerMarketCommands } from './market.js';
 import { registerOpenApiCommand } from './openapi.js';
 import { registerOrderCommands } from './orders.js';
 import { registerRequestCommand } from './request.js';
@@ -41,5 +42,6 @@ export function buildCli(): Command {
   registerWebhookCommands(program);
   registerEventCommands(program);
   registerLiveHostCommands(program);
+  registerMarketCommands(program);
   return program;
 }

@@ -1,11 +1,43 @@
 import { fstatSync } from 'node:fs';
 import type { Command } from 'commander';
+import type { Config } from '../config.js';
+import { loadScenario, newSeed, ScenarioError } from '../domain/market/index.js';
 import { seedDemo } from '../seed/index.js';
 import { serveForever } from '../server.js';
 import { openDatabase } from '../store/db.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { CliError, configFrom, reportErrors, withServices } from './context.js';
 import { progressBar } from './progress.js';
+
+interface ServeCliOptions {
+  printCredentials?: string;
+  exitOnStdinClose?: boolean;
+  market?: string;
+  marketSeed?: string;
+  marketDays: string;
+  speed: string;
+}
+
+function marketOptions(opts: ServeCliOptions, config: Config) {
+  if (config.mode === 'production')
+    throw new CliError('The living market is a sandbox tool: it does not run in production.');
+  if (config.workers > 1) throw new CliError('--market runs in a single process: leave out --workers.');
+  if (!/^\d{1,5}$/.test(opts.marketDays) || Number(opts.marketDays) < 1)
+    throw new CliError('--market-days must be a positive whole number.');
+  const speed = Number(opts.speed);
+  if (!Number.isFinite(speed) || speed <= 0 || speed > 10_000_000)
+    throw new CliError('--speed must be a positive number (1440: a marketplace day a minute).');
+  if (opts.marketSeed !== undefined && !/^[A-Za-z0-9_-]{1,40}$/.test(opts.marketSeed))
+    throw new CliError('--market-seed must be 1 to 40 letters, digits, dashes or underscores.');
+  let scenario;
+  try {
+    scenario = loadScenario(opts.market!);
+  } catch (err) {
+    if (err instanceof ScenarioError) throw new CliError(err.message);
+    throw err;
+  }
+  return { scenario, seed: opts.marketSeed ?? newSeed(), days: Number(opts.marketDays), speed };
+}
 
 export function registerServeCommands(program: Command): void {
   program
@@ -20,15 +52,24 @@ export function registerServeCommands(program: Command): void {
       'stop when standard input closes (the default with --print-credentials when stdin is a pipe)',
     )
     .option('--no-exit-on-stdin-close', 'keep running when standard input closes')
+    .option(
+      '--market <name|file>',
+      'sandbox: run a living market scenario beside the requests (calm, spike, sellout or a file)',
+    )
+    .option('--market-seed <n>', "the market's master seed (printed at start; a fresh one when absent)")
+    .option('--market-days <d>', 'marketplace days the market runs', '365')
+    .option('--speed <n>', 'marketplace time per real time: 1440 is a marketplace day a minute', '1440')
     .action(
-      reportErrors(async (opts: { printCredentials?: string; exitOnStdinClose?: boolean }, cmd: Command) => {
+      reportErrors(async (opts: ServeCliOptions, cmd: Command) => {
         if (opts.printCredentials !== undefined && opts.printCredentials !== 'json') {
           throw new CliError(`--print-credentials takes "json", not "${opts.printCredentials}".`);
         }
         const printCredentials = opts.printCredentials === 'json' ? 'json' : undefined;
-        await serveForever(configFrom(cmd), {
+        const config = configFrom(cmd);
+        await serveForever(config, {
           printCredentials,
           exitOnStdinClose: opts.exitOnStdinClose ?? (printCredentials !== undefined && stdinIsPipe()),
+          market: opts.market === undefined ? undefined : marketOptions(opts, config),
         });
       }),
     );

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { createAccessToken, createApp, parseAppKind } from '../auth/apps.js';
+import { ManualClock, OffsetClock } from '../clock.js';
 import { hashPassword } from '../auth/passwords.js';
 import { callbackUrlProblem } from '../auth/own-apps.js';
 import { createCoupon, redeemCoupons } from '../domain/account.js';
@@ -9,6 +10,7 @@ import { changeCart, type CartItem } from '../domain/cart.js';
 import type { ArticleFlag } from '../domain/catalog.js';
 import { checkout } from '../domain/checkout.js';
 import { evaluateOrder } from '../domain/evaluations.js';
+import { loadScenario, runMarket, ScenarioError } from '../domain/market/index.js';
 import { sendMessage } from '../domain/messages.js';
 import { parsePriceCents } from '../domain/money.js';
 import { actOnOrder, payOrder, settleLost } from '../domain/orders.js';
@@ -26,6 +28,8 @@ import type { Services } from '../services.js';
 import { ensureGame, upsertProducts } from '../store/catalog-import.js';
 import type { Database, Tx } from '../store/db.js';
 import { findUserById, findUserByUsername, setPasswordHash } from '../store/users.js';
+import { CLOCK_OFFSET } from '../store/faults.js';
+import { putSetting } from '../store/settings.js';
 
 /**
  * `cardbazaar fixtures run FILE`: builds the world a client's test needs from a JSON or YAML file,
@@ -92,6 +96,7 @@ const STEP_FIELDS = {
   message: ['from', 'to', 'text'],
   wantslist: ['user', 'idGame', 'listName'],
   coupon: ['value', 'code', 'redeemBy'],
+  market: ['scenario', 'seed', 'days'],
 } as const;
 type StepKind = keyof typeof STEP_FIELDS;
 const KINDS = Object.keys(STEP_FIELDS) as StepKind[];
@@ -694,6 +699,43 @@ const RUNNERS: Record<StepKind, Runner> = {
       result.redeemedBy = idUser;
     }
     return result;
+  },
+  async market(ctx, f) {
+    // A living market (docs/testing-your-client.md, "A living market") run for `days` marketplace
+    // days inside the fixture's transaction, from the marketplace time now; the clock is left
+    // where the market stopped. Its events are delivered by the server afterwards, as any step's.
+    let scenario;
+    try {
+      scenario = loadScenario(text(f, 'scenario'));
+    } catch (err) {
+      if (err instanceof ScenarioError) throw new StepFieldError('scenario', err.message);
+      throw err;
+    }
+    const seed = text(f, 'seed', '1');
+    if (!/^[A-Za-z0-9_-]{1,40}$/.test(seed))
+      throw new StepFieldError('seed', 'must be 1 to 40 letters, digits, dashes or underscores');
+    const days = integer(f.days ?? 1, 'days');
+    if (days < 1 || days > 60) throw new StepFieldError('days', 'must be from 1 to 60');
+    const clock = new ManualClock(ctx.clock.now());
+    const summary = await runMarket({ ...ctx, clock, events: { deliverPending: async () => 0 } }, clock, {
+      scenario,
+      seed,
+      days,
+    });
+    if (ctx.clock instanceof ManualClock) ctx.clock.set(clock.now());
+    else {
+      const offset = clock.now() - Date.now();
+      await putSetting(ctx.database.db, CLOCK_OFFSET, String(offset));
+      if (ctx.clock instanceof OffsetClock) ctx.clock.setOffset(offset);
+    }
+    return {
+      scenario: summary.scenario,
+      seed,
+      days: summary.days,
+      traders: summary.traders,
+      products: summary.products,
+      actions: summary.actions,
+    };
   },
 };
 

@@ -660,6 +660,42 @@ export interface WebhookAttemptsTable {
   response: string;
 }
 
+/** A simulated trader of the living market (migration 0033): an ordinary user the market acts for. */
+export interface MarketTradersTable {
+  idUser: number;
+  name: string;
+  kind: string;
+  idApp: number;
+  scenario: string;
+  createdAt: number;
+}
+
+/** One simulated action: who, what, why, and where in the trader's random stream it was drawn. */
+export interface MarketActionsTable {
+  idAction: Generated<number>;
+  seed: string;
+  day: number;
+  step: number;
+  idUser: number | null;
+  trader: string;
+  action: string;
+  reason: string;
+  seedPosition: number;
+  /** `ok`, or the refusal's message when the marketplace said no. */
+  outcome: string;
+  /** JSON. */
+  detail: string;
+  createdAt: number;
+}
+
+/** A product's hidden fair value (cents) and the value it reverts to, as the market last left them. */
+export interface MarketValuesTable {
+  idProduct: number;
+  fairValue: number;
+  anchor: number;
+  updatedAt: number;
+}
+
 export interface DB {
   users: UsersTable;
   apps: AppsTable;
@@ -698,6 +734,9 @@ export interface DB {
   importedPriceGuides: ImportedPriceGuidesTable;
   oauthNonces: OAuthNoncesTable;
   limitCounters: LimitCountersTable;
+  marketTraders: MarketTradersTable;
+  marketActions: MarketActionsTable;
+  marketValues: MarketValuesTable;
   limitPlaces: LimitPlacesTable;
   sellerActivations: SellerActivationsTable;
   catalogVersions: CatalogVersionsTable;

@@ -22,6 +22,7 @@ import { messagePages } from './messages.js';
 import { orderPages } from './orders.js';
 import { stockPages } from './stock.js';
 import { wantsPages } from './wants.js';
+import { marketPages } from './market.js';
 import { ASSETS_DIR, render } from './render.js';
 import { cookieOptions, CSRF_COOKIE, sessionHook, websiteCookieSecret } from './session.js';
 import { pageHeaders } from './headers.js';
@@ -111,6 +112,8 @@ export async function websitePlugin(
     stockPages(pages, services);
     messagePages(pages, services);
     wantsPages(pages, services);
+    // The sandbox's living market (issue 34).
+    marketPages(pages, services);
   });
 }
 

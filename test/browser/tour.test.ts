@@ -198,6 +198,7 @@ describeUnless(NO_BROWSER, 'a tour of every page at desktop and phone size', () 
       { route: '/password/forgot', path: '/password/forgot', as: null },
       { route: '/password/reset/:token', path: `/password/reset/${reset.token}`, as: null },
       { route: '/signature-debugger', path: '/signature-debugger', as: null },
+      { route: '/market', path: '/market', as: null },
       { route: '/docs', path: '/docs', as: null },
       // The longest guide, with the widest tables, pictures and the settings table.
       { route: '/docs/:guide', path: '/docs/running-a-marketplace', as: null },

@@ -20,6 +20,7 @@ import * as m0022 from './0022_product_info_version.js';
 import * as m0023 from './0023_message_pair_versions.js';
 import * as m0027 from './0027_request_log_signed_over.js';
 import * as m0030 from './0030_limit_counters.js';
+import * as m0033 from './0033_market.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from a folder so the same list works
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '0027_request_log_signed_over': m0027,
   '0030_limit_counters': m0030,
   '0032_1_fault_scopes': m0032_1,
+  '0033_market': m0033,
 };

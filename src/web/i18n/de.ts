@@ -1,11 +1,13 @@
 import { errorsDe } from './errors.js';
 import { tradeDe } from './trade.js';
+import { marketDe } from './market.js';
 import { shopDe } from './shop/de.js';
 import type { Dictionary } from './index.js';
 
 export const de = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
   ...tradeDe,
+  ...marketDe,
   ...errorsDe,
   ...shopDe,
   'nav.profile': 'Profil',

@@ -1,10 +1,12 @@
 import { errorsEn } from './errors.js';
 import { tradeEn } from './trade.js';
+import { marketEn } from './market.js';
 import { shopEn } from './shop/en.js';
 /** English: the website's texts, and the keys every other dictionary must have. */
 export const en = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
   ...tradeEn,
+  ...marketEn,
   ...errorsEn,
   ...shopEn,
   'nav.profile': 'Profile',

@@ -1,11 +1,13 @@
 import { errorsEs } from './errors.js';
 import { tradeEs } from './trade.js';
+import { marketEs } from './market.js';
 import { shopEs } from './shop/es.js';
 import type { Dictionary } from './index.js';
 
 export const es = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
   ...tradeEs,
+  ...marketEs,
   ...errorsEs,
   ...shopEs,
   'nav.profile': 'Perfil',

@@ -1,11 +1,13 @@
 import { errorsFr } from './errors.js';
 import { tradeFr } from './trade.js';
+import { marketFr } from './market.js';
 import { shopFr } from './shop/fr.js';
 import type { Dictionary } from './index.js';
 
 export const fr = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
   ...tradeFr,
+  ...marketFr,
   ...errorsFr,
   ...shopFr,
   'nav.profile': 'Profil',

@@ -1,11 +1,13 @@
 import { errorsIt } from './errors.js';
 import { tradeIt } from './trade.js';
+import { marketIt } from './market.js';
 import { shopIt } from './shop/it.js';
 import type { Dictionary } from './index.js';
 
 export const it = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
   ...tradeIt,
+  ...marketIt,
   ...errorsIt,
   ...shopIt,
   'nav.profile': 'Profilo',
