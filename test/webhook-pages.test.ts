@@ -111,6 +111,43 @@ describe('webhook endpoints on the profile page', () => {
     assert.equal((await web.get(`/profile/webhooks/${idEndpoint}`)).status, 404);
   });
 
+  it('the form sets strict order on a new endpoint (off unless ticked)', async () => {
+    const web = new WebClient(server);
+    await web.register('strictowner');
+    await web.get('/profile/apps/new');
+    const created = await web.post('/profile/apps', {
+      kind: 'dedicated',
+      name: 'Ordered bot',
+      callbackUrl: '',
+    });
+    const idApp = Number(/app-(\d+)/.exec(created.location ?? '')?.[1]);
+    const form = await web.get(`/profile/apps/${idApp}/webhooks/new`);
+    assert.match(form.text, /name="strictOrder" value="true"/);
+    assert.match(textOf(form.text), /In strict order/);
+    const strict = await web.post(`/profile/apps/${idApp}/webhooks`, {
+      url: hook.url,
+      enabled: 'true',
+      strictOrder: 'true',
+    });
+    assert.equal(strict.status, 303, strict.text);
+    await web.get(`/profile/apps/${idApp}/webhooks/new`);
+    const plain = await web.post(`/profile/apps/${idApp}/webhooks`, {
+      url: `${hook.url}?plain`,
+      enabled: 'true',
+    });
+    assert.equal(plain.status, 303, plain.text);
+    const rows = await server.services.database.db
+      .selectFrom('webhookEndpoints')
+      .select(['url', 'strictOrder'])
+      .where('idApp', '=', idApp)
+      .orderBy('idEndpoint')
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => r.strictOrder),
+      [1, 0],
+    );
+  });
+
   it('pages the attempts, 25 a page, newest first', async () => {
     const web = new WebClient(server);
     await web.register('hookpager');

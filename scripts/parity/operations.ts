@@ -166,9 +166,9 @@ export const OPERATIONS: Operation[] = [
     section: A,
     kinds: '3rd',
     source: '[DOC]',
-    routes: [],
+    routes: ['POST /account/logindata'],
     notes:
-      'Not implemented: it mails a password reset or the username to a user of a third-party app; cardbazaar has no mail for API users (`cardbazaar user` commands serve the operator).',
+      'Mails a password reset link (`type=password`, `<username>`) or the username (`type=username`, `<email>`) through SMTP_URL; answers `{"logindata": "successful", "message"}` whether or not an account matched (the live answer is not documented).',
   },
   {
     method: 'POST',

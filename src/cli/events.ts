@@ -1,7 +1,15 @@
 import type { Command } from 'commander';
-import { TRIGGERABLE_KINDS, triggerEvent } from '../domain/event-triggers.js';
-import { readEventFeed } from '../domain/user-events.js';
-import { endpointSecret, postJson, SIGNATURE_HEADER, signatureHeader } from '../domain/webhooks.js';
+import { TRIGGER_FIELDS, triggerEvent } from '../domain/event-triggers.js';
+import { EVENT_KIND_NAMES, isEventKind, readEventFeed } from '../domain/user-events.js';
+import {
+  deliveryHeaders,
+  endpointSecret,
+  FIRST_RETRY_MS,
+  postJson,
+  RETRY_WINDOW_MS,
+  retryDelay,
+} from '../domain/webhooks.js';
+import { parseDuration } from '../clock.js';
 import { systemLookup } from '../domain/webhook-targets.js';
 import { mapEvent } from '../mappers/event.js';
 import type { Services } from '../services.js';
@@ -30,24 +38,40 @@ export function listenSecret(services: Services, idUser: number): string {
   return endpointSecret(services.serverKey, { idEndpoint: 0, salt: `listen:${idUser}` });
 }
 
-async function forward(services: Services, url: string, secret: string, e: EventTree): Promise<string> {
+/**
+ * One POST of an event to the `--forward-to` receiver, with a webhook delivery's headers (the
+ * delivery id `listen-<idEvent>`, the same on every retry); whether it succeeded, and what to print.
+ */
+async function forward(
+  services: Services,
+  url: string,
+  secret: string,
+  e: EventTree,
+  attempt: number,
+): Promise<{ ok: boolean; shown: string }> {
   const body = JSON.stringify(e);
   const unix = Math.floor(services.wallClock.now() / 1000);
   const r = await postJson(
     url,
     body,
-    {
-      'Content-Type': 'application/json; charset=utf-8',
-      'User-Agent': 'cardbazaar-events-listen/1',
-      [SIGNATURE_HEADER]: signatureHeader(secret, unix, body),
-      'Cardbazaar-Event-Id': String(e.idEvent),
-      'Cardbazaar-Event-Type': e.type,
-    },
+    deliveryHeaders(secret, unix, body, e, `listen-${e.idEvent}`, attempt),
     services.config.webhookTimeoutMs,
     // The operator's own command, forwarding to a receiver of their choosing (usually this machine).
     { allowPrivate: true, lookup: systemLookup },
   );
-  return r.status === null ? `no answer (${r.detail ?? r.response})` : String(r.status);
+  return {
+    ok: r.status !== null && r.status >= 200 && r.status < 300,
+    shown: r.status === null ? `no answer (${r.detail ?? r.response})` : String(r.status),
+  };
+}
+
+/** An event the receiver has not accepted yet: retried as a webhook delivery is. */
+interface Retry {
+  e: EventTree;
+  line: string;
+  attempts: number;
+  nextAt: number;
+  giveUpAt: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -66,11 +90,26 @@ export function registerEventCommands(program: Command): void {
     .option('--forward-to <url>', 'POST each event here, signed with the secret printed at start')
     .option('--json', 'print each event as one line of JSON')
     .option('--since <idEvent>', 'start after this event id (default: only new events)')
-    .option('--max-events <n>', 'stop after this many events (scripts, tests)')
+    .option(
+      '--max-events <n>',
+      'stop after this many events (scripts, tests; pending retries are finished first)',
+    )
+    .option(
+      '--first-retry <duration>',
+      'wait before the first retry of a failed forward (then doubling, as webhooks do)',
+      '30s',
+    )
     .action(
       reportErrors(
         async (
-          opts: { user: string; forwardTo?: string; json?: boolean; since?: string; maxEvents?: string },
+          opts: {
+            user: string;
+            forwardTo?: string;
+            json?: boolean;
+            since?: string;
+            maxEvents?: string;
+            firstRetry: string;
+          },
           cmd: Command,
         ) => {
           for (const [name, v] of [
@@ -80,6 +119,13 @@ export function registerEventCommands(program: Command): void {
             if (v !== undefined && !/^\d{1,9}$/.test(v))
               throw new CliError(`${name} must be a whole number.`);
           }
+          let firstRetryMs: number;
+          try {
+            firstRetryMs = parseDuration(opts.firstRetry);
+          } catch (err) {
+            throw new CliError(`--first-retry is ${(err as Error).message}.`);
+          }
+          if (firstRetryMs < 1) throw new CliError('--first-retry must be above 0.');
           if (opts.forwardTo !== undefined && !/^https?:\/\//.test(opts.forwardTo)) {
             throw new CliError('--forward-to must be an http:// or https:// URL.');
           }
@@ -101,19 +147,52 @@ export function registerEventCommands(program: Command): void {
             process.once('SIGINT', stop);
             process.once('SIGTERM', stop);
             let seen = 0;
+            // Retries wait as a webhook's do (doubling from --first-retry, capped, jittered, given up
+            // after three days); later events go on meanwhile, as deliveries to an endpoint do.
+            const scale = firstRetryMs / FIRST_RETRY_MS;
+            const retries: Retry[] = [];
+            const attempt = async (r: Retry) => {
+              const { ok, shown } = await forward(services, opts.forwardTo!, secret, r.e, r.attempts + 1);
+              r.attempts++;
+              const now = Date.now();
+              if (ok) {
+                console.log(`${r.line}  → ${shown}${r.attempts > 1 ? ` (attempt ${r.attempts})` : ''}`);
+                return;
+              }
+              const next = now + Math.round(retryDelay(r.attempts) * scale);
+              if (next >= r.giveUpAt) {
+                console.log(`${r.line}  → ${shown}, given up after ${r.attempts} attempts`);
+                return;
+              }
+              console.error(`${r.line}  → ${shown}, attempt ${r.attempts}; retrying in ${next - now} ms`);
+              r.nextAt = next;
+              retries.push(r);
+            };
             try {
-              while (!stopped && seen < max) {
-                const { events: page } = await readEventFeed(services, user.idUser, since, 100);
-                for (const row of page as UserEvent[]) {
-                  const e = mapEvent(row);
-                  since = row.idEvent;
-                  const line = opts.json ? JSON.stringify(e) : eventLine(e);
-                  if (opts.forwardTo)
-                    console.log(`${line}  → ${await forward(services, opts.forwardTo, secret, e)}`);
-                  else console.log(line);
-                  if (++seen >= max) break;
+              while (!stopped && (seen < max || retries.length > 0)) {
+                const due = retries.filter((r) => r.nextAt <= Date.now());
+                for (const r of due) {
+                  retries.splice(retries.indexOf(r), 1);
+                  await attempt(r);
                 }
-                if (page.length === 0) await sleep(250);
+                let page: UserEvent[] = [];
+                if (seen < max) {
+                  page = (await readEventFeed(services, user.idUser, since, 100)).events as UserEvent[];
+                  for (const row of page) {
+                    const e = mapEvent(row);
+                    since = row.idEvent;
+                    const line = opts.json ? JSON.stringify(e) : eventLine(e);
+                    if (opts.forwardTo) {
+                      const now = Date.now();
+                      await attempt({ e, line, attempts: 0, nextAt: now, giveUpAt: now + RETRY_WINDOW_MS });
+                    } else console.log(line);
+                    if (++seen >= max) break;
+                  }
+                }
+                if (page.length === 0) {
+                  const soonest = Math.min(250, ...retries.map((r) => Math.max(0, r.nextAt - Date.now())));
+                  await sleep(soonest);
+                }
               }
             } finally {
               process.off('SIGINT', stop);
@@ -126,31 +205,38 @@ export function registerEventCommands(program: Command): void {
   events
     .command('trigger <kind>')
     .description(
-      `Sandbox: make the marketplace produce an event for real (e.g. order.stateChanged through simulate purchase) and print it. Kinds: ${TRIGGERABLE_KINDS.join(', ')}.`,
+      `Sandbox: make the marketplace produce an event for real (e.g. order.stateChanged through simulate purchase) and print it. Kinds: ${EVENT_KIND_NAMES.join(', ')}.`,
     )
     .requiredOption(
       '--user <name>',
       'the user the event concerns (for orders and articles: the seller, whose articles are bought)',
     )
-    .option('--json', 'print the events as JSON')
     .option(
       '--override <field=value>',
-      'a field of the event instead of a made-up one (message.received: text; order.trackingNumberSet: trackingNumber); repeatable',
+      `an input of the action behind the event, repeatable (${Object.entries(TRIGGER_FIELDS)
+        .map(([k, f]) => `${k}: ${f.join(', ')}`)
+        .join('; ')})`,
       (value: string, previous: string[] = []) => [...previous, value],
     )
+    .option('--json', 'print the events as JSON')
     .action(
       reportErrors(
-        async (kind: string, opts: { user: string; json?: boolean; override?: string[] }, cmd: Command) => {
-          const override: Record<string, string> = {};
+        async (kind: string, opts: { user: string; override?: string[]; json?: boolean }, cmd: Command) => {
+          if (!isEventKind(kind))
+            throw new CliError(`Unknown event kind "${kind}" (known: ${EVENT_KIND_NAMES.join(', ')}).`);
+          const overrides: Record<string, string> = {};
           for (const pair of opts.override ?? []) {
             const eq = pair.indexOf('=');
-            if (eq < 1) throw new CliError(`--override takes field=value, got "${pair}".`);
-            override[pair.slice(0, eq)] = pair.slice(eq + 1);
+            if (eq <= 0) throw new CliError(`--override takes field=value (got "${pair}").`);
+            const field = pair.slice(0, eq).trim();
+            if (field === 'user') throw new CliError('The user is given with --user.');
+            overrides[field] = pair.slice(eq + 1);
           }
           await withServices(cmd, async (services) => {
-            const produced = (await triggerEvent(services, { kind, user: opts.user, override })).map(
-              mapEvent,
-            );
+            if (services.config.mode === 'production') {
+              throw new CliError('events trigger is a sandbox helper: it is not available in production.');
+            }
+            const produced = await triggerEvent(services, kind, { ...overrides, user: opts.user });
             if (opts.json) printJson(produced);
             else for (const e of produced) console.log(eventLine(e));
           });

@@ -3,9 +3,13 @@ import {
   createEndpoint,
   endpointAttempts,
   endpointSecret,
+  endpointAttemptsPage,
   listEndpoints,
   ownEndpoint,
   removeEndpoint,
+  sendAgain,
+  setEndpointEnabled,
+  setEndpointStrictOrder,
 } from '../domain/webhooks.js';
 import type { Services } from '../services.js';
 import { listAppsOfUser } from '../store/apps.js';
@@ -23,6 +27,7 @@ function describeEndpoint(services: Services, e: WebhookEndpoint) {
     secret: endpointSecret(services.serverKey, e),
     failingSince: e.failingSince === null ? null : new Date(e.failingSince).toISOString(),
     disabledAt: e.disabledAt === null ? null : new Date(e.disabledAt).toISOString(),
+    strictOrder: e.strictOrder === 1,
   };
 }
 
@@ -44,10 +49,21 @@ export function registerWebhookCommands(program: Command): void {
     .option('--app <idApp>', "which of the user's apps (default: their first live dedicated app)")
     .option('--kinds <list>', 'comma-separated event kinds (default: all)', '*')
     .option('--disabled', 'register it disabled')
+    .option(
+      '--strict-order',
+      'deliver in order: a failing event holds back the later ones until it succeeds or is given up',
+    )
     .action(
       reportErrors(
         async (
-          opts: { user: string; url: string; app?: string; kinds: string; disabled?: boolean },
+          opts: {
+            user: string;
+            url: string;
+            app?: string;
+            kinds: string;
+            disabled?: boolean;
+            strictOrder?: boolean;
+          },
           cmd: Command,
         ) => {
           await withServices(cmd, async (services) => {
@@ -68,6 +84,7 @@ export function registerWebhookCommands(program: Command): void {
               url: opts.url,
               kinds: opts.kinds,
               enabled: opts.disabled !== true,
+              strictOrder: opts.strictOrder === true,
             });
             printJson(describeEndpoint(services, endpoint));
           });
@@ -120,6 +137,88 @@ export function registerWebhookCommands(program: Command): void {
           await ownEndpoint(services, null, idEndpoint);
           await removeEndpoint(services, null, idEndpoint);
           printJson({ deleted: idEndpoint });
+        });
+      }),
+    );
+  for (const [name, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
+    webhook
+      .command(`${name} <idEndpoint>`)
+      .description(
+        enabled
+          ? 'Enable an endpoint (its failure streak forgotten): deliveries resume.'
+          : 'Disable an endpoint: nothing is sent to it until it is enabled again.',
+      )
+      .action(
+        reportErrors(async (id: string, _opts: unknown, cmd: Command) => {
+          await withServices(cmd, async (services) => {
+            const idEndpoint = endpointId(id);
+            await setEndpointEnabled(services, null, idEndpoint, enabled);
+            printJson(describeEndpoint(services, await ownEndpoint(services, null, idEndpoint)));
+          });
+        }),
+      );
+  }
+  webhook
+    .command('resend <idDelivery>')
+    .description(
+      'Send a delivery again now, with three fresh days of retries (the website\'s "Send again"); the endpoint must be enabled.',
+    )
+    .action(
+      reportErrors(async (id: string, _opts: unknown, cmd: Command) => {
+        if (!/^\d{1,9}$/.test(id)) throw new CliError(`"${id}" is not a delivery id.`);
+        await withServices(cmd, async (services) => {
+          await sendAgain(services, null, Number(id));
+          printJson({ requeued: Number(id) });
+        });
+      }),
+    );
+  webhook
+    .command('deliveries <idEndpoint>')
+    .description(
+      "Print an endpoint's delivery attempts, newest first, as JSON (with each idDelivery for resend).",
+    )
+    .option('--limit <n>', 'how many (1 to 100)', '20')
+    .option('--start <n>', 'skip this many of the newest', '0')
+    .action(
+      reportErrors(async (id: string, opts: { limit: string; start: string }, cmd: Command) => {
+        if (!/^\d{1,3}$/.test(opts.limit) || Number(opts.limit) < 1 || Number(opts.limit) > 100)
+          throw new CliError('--limit is a whole number from 1 to 100.');
+        if (!/^\d{1,9}$/.test(opts.start)) throw new CliError('--start is a whole number.');
+        await withServices(cmd, async (services) => {
+          const { attempts, total } = await endpointAttemptsPage(services, null, endpointId(id), {
+            offset: Number(opts.start),
+            limit: Number(opts.limit),
+          });
+          printJson({
+            total,
+            attempts: attempts.map((a) => ({
+              idDelivery: a.idDelivery,
+              idEvent: a.idEvent,
+              type: a.type,
+              at: new Date(a.at).toISOString(),
+              status: a.status,
+              durationMs: a.durationMs,
+              response: a.response,
+            })),
+          });
+        });
+      }),
+    );
+  webhook
+    .command('strict-order <idEndpoint> <onOrOff>')
+    .description(
+      "Turn strict order on or off: on, a failing delivery holds back the endpoint's later ones until it succeeds or is given up.",
+    )
+    .action(
+      reportErrors(async (id: string, value: string, _opts: unknown, cmd: Command) => {
+        if (value !== 'on' && value !== 'off') throw new CliError('Say on or off.');
+        await withServices(cmd, async (services) => {
+          const idEndpoint = endpointId(id);
+          await setEndpointStrictOrder(services, null, idEndpoint, value === 'on');
+          printJson(describeEndpoint(services, await ownEndpoint(services, null, idEndpoint)));
         });
       }),
     );

@@ -96,6 +96,30 @@ export function endpointSecret(serverKey: string, e: Pick<WebhookEndpoint, 'idEn
 }
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, as the recipe in docs/api.md checks it. */
+/**
+ * The headers of every delivery of an event: a webhook's, and `events listen --forward-to`'s (the
+ * same, so one receiver serves both). The delivery id stays the same across retries, for a
+ * receiver to recognise one it already handled; the attempt counts from 1.
+ */
+export function deliveryHeaders(
+  secret: string,
+  unixSeconds: number,
+  body: string,
+  event: { idEvent: number; type: string },
+  idDelivery: number | string,
+  attempt: number,
+): Record<string, string> {
+  return {
+    'Content-Type': 'application/json; charset=utf-8',
+    'User-Agent': 'cardbazaar-webhooks/1',
+    [SIGNATURE_HEADER]: signatureHeader(secret, unixSeconds, body),
+    'Cardbazaar-Event-Id': String(event.idEvent),
+    'Cardbazaar-Event-Type': event.type,
+    'Cardbazaar-Delivery-Id': String(idDelivery),
+    'Cardbazaar-Delivery-Attempt': String(attempt),
+  };
+}
+
 export function signatureHeader(secret: string, unixSeconds: number, body: string): string {
   const mac = createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex');
   return `t=${unixSeconds},v1=${mac}`;
@@ -177,6 +201,11 @@ export interface EndpointInput {
   url: string;
   kinds?: string | string[];
   enabled?: boolean;
+  /**
+   * Strict order: a failing delivery holds back the endpoint's later ones until it succeeds or is
+   * given up (docs/api.md, "Strict order"). Off by default.
+   */
+  strictOrder?: boolean;
 }
 
 /** The app the endpoint belongs to: one of the user's, live, dedicated or third-party. */
@@ -232,6 +261,7 @@ export async function createEndpoint(
       url,
       kinds,
       enabled: input.enabled === false ? 0 : 1,
+      strictOrder: input.strictOrder === true ? 1 : 0,
       salt: newSalt(),
       createdAt: ctx.clock.now(),
     });
@@ -275,6 +305,17 @@ export async function setEndpointEnabled(
       ? { enabled: 1, disabledAt: null, failingSince: null }
       : { enabled: 0, disabledAt: ctx.clock.now() },
   );
+}
+
+/** Turns an endpoint's strict order on or off (`idUser` null: the operator). */
+export async function setEndpointStrictOrder(
+  ctx: DomainContext,
+  idUser: number | null,
+  idEndpoint: number,
+  strictOrder: boolean,
+): Promise<void> {
+  await ownEndpoint(ctx, idUser, idEndpoint);
+  await updateEndpoint(ctx.database.db, idEndpoint, { strictOrder: strictOrder ? 1 : 0 });
 }
 
 export async function removeEndpoint(
@@ -619,14 +660,7 @@ export class WebhookDeliverer {
     const result = await postJson(
       urls.get(c.endpoint.idEndpoint) ?? c.endpoint.url,
       body,
-      {
-        'Content-Type': 'application/json; charset=utf-8',
-        'User-Agent': 'cardbazaar-webhooks/1',
-        [SIGNATURE_HEADER]: signatureHeader(secret, unix, body),
-        'Cardbazaar-Event-Id': String(c.event.idEvent),
-        'Cardbazaar-Event-Type': c.event.type,
-        'Cardbazaar-Delivery-Id': String(c.delivery.idDelivery),
-      },
+      deliveryHeaders(secret, unix, body, c.event, c.delivery.idDelivery, c.delivery.attempts),
       this.ctx.config.webhookTimeoutMs,
       this.ctx.config.targets,
     );

@@ -6,7 +6,9 @@ import {
   parseTransferAmounts,
   requestSellerActivation,
 } from '../domain/seller-activation.js';
+import { sendLoginData } from '../domain/login-data.js';
 import { badRequest } from '../errors.js';
+import { publicOrigin } from '../http/origin.js';
 import { requireBody } from '../http/body.js';
 import { boolean, integer, strings, text } from '../http/fields.js';
 import { ok, type Router, USER_KINDS } from '../http/routing.js';
@@ -200,6 +202,60 @@ export function accountRoutes(r: Router, services: Services): void {
         account: mapAccount(account),
         message: 'Seller activation complete: you may sell now.',
         links: accountLinks(),
+      });
+    },
+  );
+
+  // Third-party apps only (reference §1.2): "forgot my login data" for a user who cannot sign in,
+  // so the app acts for nobody yet and signs with its own token and secret alone; mails a password reset link (`type=password`, the
+  // body's <username>) or the username (`type=username`, the body's <email>). The answer is the
+  // same whether the account exists or not.
+  r.post(
+    '/account/logindata',
+    {
+      kinds: ['thirdParty'],
+      // For a user with no access token (yet, or any more): the app's own signature.
+      signedBy: 'app',
+      schema: {
+        summary: 'Mail a user a password reset link or their username',
+        query: {
+          type: Type.Union([Type.Literal('password'), Type.Literal('username')], {
+            description:
+              '`password`: mail a reset link to the account of <username>; `username`: mail the username to <email>.',
+          }),
+        },
+        requiredQuery: ['type'],
+        body: RequestBody({
+          username: Type.Optional(
+            Type.String({ description: 'With type=password (an email address works too).' }),
+          ),
+          email: Type.Optional(Type.String({ description: 'With type=username.' })),
+        }),
+        responses: {
+          200: Answer({
+            logindata: Type.Literal('successful'),
+            message: Type.String(),
+          }),
+        },
+      },
+    },
+    async (req) => {
+      const type = req.query.type;
+      if (type !== 'password' && type !== 'username') {
+        throw badRequest('type=password or type=username is required in the query string.', {
+          field: 'type',
+        });
+      }
+      const field = type === 'password' ? 'username' : 'email';
+      const body = requireBody(req.body, `<${field}>…</${field}>`);
+      const login = text(body, field) ?? '';
+      const { origin, basePath } = publicOrigin(req.raw, services.config);
+      const { mailing } = await sendLoginData(services, type, login, `${origin}${basePath}`);
+      return ok({
+        logindata: 'successful',
+        message: mailing
+          ? `If an account matches, an email with its ${type === 'password' ? 'password reset link' : 'username'} is on its way.`
+          : 'This server sends no email (SMTP_URL is unset): nothing was sent.',
       });
     },
   );

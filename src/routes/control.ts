@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerMatches, controlTokenOf } from '../auth/control-token.js';
 import { advanceClock, readClock, resetClock, setClock } from '../domain/clock.js';
-import { TRIGGERABLE_KINDS, triggerEvent } from '../domain/event-triggers.js';
+import { triggerEvent } from '../domain/event-triggers.js';
 import { addFault, type FaultInput, faultList, removeFaults } from '../domain/faults.js';
 import { readRequestLog } from '../domain/request-log.js';
 import {
@@ -13,7 +13,7 @@ import {
 } from '../domain/snapshots.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { setFormat } from '../http/format.js';
-import { mapEvent } from '../mappers/event.js';
+import { EVENT_KIND_NAMES } from '../domain/user-events.js';
 import { FixtureError, fixtureApps, parseFixtureText, runFixture } from '../sandbox/fixtures.js';
 import type { Services } from '../services.js';
 
@@ -163,17 +163,20 @@ export function installControlApi(app: FastifyInstance, services: Services): voi
       }
     });
 
-    control.get(`${p}/events/kinds`, async (_q, reply) => json(reply, 200, { kinds: TRIGGERABLE_KINDS }));
+    control.get(`${p}/events/kinds`, async (_q, reply) => json(reply, 200, { kinds: EVENT_KIND_NAMES }));
     control.post(`${p}/events/trigger`, async (q, reply) => {
       const body = bodyOf(q);
-      const events = await triggerEvent(services, {
-        kind: body.kind as string,
+      const override = body.override ?? {};
+      if (override === null || typeof override !== 'object' || Array.isArray(override)) {
+        throw badRequest('"override" is an object of field names and values.', { field: 'override' });
+      }
+      const events = await triggerEvent(services, String(body.kind ?? ''), {
+        ...(override as Record<string, string | number | boolean>),
         // The seller whose article a simulated buyer buys, for the kinds about orders and articles.
         user: typeof body.user === 'string' ? body.user : 'demo-seller',
-        override: body.override as Record<string, unknown> | undefined,
       });
       // `kind` beside the feed's `type`: the name the trigger was asked with.
-      const mapped = events.map((e) => ({ ...mapEvent(e), kind: e.type }));
+      const mapped = events.map((e) => ({ ...e, kind: e.type }));
       return json(reply, 201, { event: mapped[0], events: mapped });
     });
 

@@ -633,6 +633,8 @@ export interface WebhookEndpointsTable {
   createdAt: number;
   failingSince: number | null;
   disabledAt: number | null;
+  /** 1: a pending delivery holds back the endpoint's later ones (strict order). */
+  strictOrder: Generated<number>;
 }
 
 export type WebhookDeliveryState = 'pending' | 'delivered' | 'failed';

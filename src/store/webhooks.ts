@@ -7,7 +7,9 @@ import type { UserEvent, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from
 
 export async function insertEndpoint(
   db: Executor,
-  row: Omit<WebhookEndpoint, 'idEndpoint' | 'failingSince' | 'disabledAt'>,
+  row: Omit<WebhookEndpoint, 'idEndpoint' | 'failingSince' | 'disabledAt' | 'strictOrder'> & {
+    strictOrder?: number;
+  },
 ): Promise<WebhookEndpoint> {
   return db
     .insertInto('webhookEndpoints')
@@ -46,7 +48,9 @@ export async function countEndpointsOfApp(db: Executor, idApp: number): Promise<
 export async function updateEndpoint(
   db: Executor,
   idEndpoint: number,
-  changes: Partial<Pick<WebhookEndpoint, 'enabled' | 'failingSince' | 'disabledAt' | 'url' | 'kinds'>>,
+  changes: Partial<
+    Pick<WebhookEndpoint, 'enabled' | 'failingSince' | 'disabledAt' | 'url' | 'kinds' | 'strictOrder'>
+  >,
 ): Promise<void> {
   await db.updateTable('webhookEndpoints').set(changes).where('idEndpoint', '=', idEndpoint).execute();
 }
@@ -171,6 +175,21 @@ export async function claimDueDeliveries(
       .where('idEndpoint', 'in', (eb) =>
         eb.selectFrom('webhookEndpoints').select('idEndpoint').where('enabled', '=', 1),
       )
+      // Strict order: a delivery waits while an earlier one to the same endpoint is pending
+      // (retrying, or in flight under a lease), so only the oldest is ever due.
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('webhookDeliveries as earlier')
+              .innerJoin('webhookEndpoints as strict', 'strict.idEndpoint', 'earlier.idEndpoint')
+              .select('earlier.idDelivery')
+              .whereRef('earlier.idEndpoint', '=', 'webhookDeliveries.idEndpoint')
+              .whereRef('earlier.idDelivery', '<', 'webhookDeliveries.idDelivery')
+              .where('earlier.state', '=', 'pending')
+              .where('strict.strictOrder', '=', 1),
+          ),
+        ),
+      )
       .orderBy('idDelivery')
       .limit(limit);
     if (database.dialect === 'postgres') q = q.forUpdate().skipLocked();
@@ -228,6 +247,7 @@ export async function claimDueDeliveries(
       'e.createdAt as endpointCreatedAt',
       'e.failingSince',
       'e.disabledAt',
+      'e.strictOrder',
       'u.idUser',
       'u.type',
       'u.createdAt as eventCreatedAt',
@@ -259,6 +279,7 @@ export async function claimDueDeliveries(
       createdAt: r.endpointCreatedAt,
       failingSince: r.failingSince,
       disabledAt: r.disabledAt,
+      strictOrder: r.strictOrder,
     },
     event: {
       idEvent: r.idEvent,

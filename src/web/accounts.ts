@@ -1,13 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import {
-  checkPasswordReset,
-  createPasswordReset,
-  findAccountForReset,
-  RESET_LINK_LIFETIME_MS,
-  resetLinkPath,
-  resetPassword,
-} from '../auth/password-reset.js';
+import { checkPasswordReset, resetPassword } from '../auth/password-reset.js';
 import { signIn, signInLimitsOf } from '../auth/sign-in.js';
+import { sendLoginData } from '../domain/login-data.js';
 import { REGISTRATION_FIELDS, registerAccount, registrationLimitsOf } from '../domain/registration.js';
 import { COUNTRY_CODES } from '../domain/users.js';
 import { ApiError } from '../errors.js';
@@ -15,7 +9,7 @@ import { headerLocation } from '../http/location.js';
 import { publicOrigin } from '../http/origin.js';
 import type { Services } from '../services.js';
 import { fields, formErrors, localPath, redirectWithFlash } from './forms.js';
-import { displayLanguageOf, type Lang, langOfDisplayLanguage, translator } from './i18n/index.js';
+import { displayLanguageOf, type Lang } from './i18n/index.js';
 import { countryName, render } from './render.js';
 import { signInBrowser, signOutBrowser } from './session.js';
 
@@ -127,28 +121,11 @@ export function accountPages(app: FastifyInstance, services: Services): void {
         400,
       );
     }
-    const user = await findAccountForReset(services, login);
-    if (user && services.mailer) {
-      // At most a few emails an hour to one account, so the form cannot be used to flood a mailbox.
-      const allowed = await services.limits.attempt(
-        [{ key: `reset:${user.idUser}`, max: 3 }],
-        RESET_LINK_LIFETIME_MS,
-      );
-      if (allowed.allowed) {
-        const { token } = await createPasswordReset(services, user.idUser);
-        const { origin, basePath } = publicOrigin(request, services.config);
-        const link = `${origin}${basePath}${resetLinkPath(token)}`;
-        // In the account's own language, whatever the page was read in.
-        const t = translator(langOfDisplayLanguage(user.idDisplayLanguage));
-        await services.mailer.send({
-          to: user.email,
-          subject: t('mail.resetSubject'),
-          text: t('mail.resetBody', { username: user.username, link }),
-        });
-      }
-    } else if (user && services.config.mode === 'sandbox') {
+    // The same rule as the API's POST /account/logindata?type=password (src/domain/login-data.ts).
+    const { origin, basePath } = publicOrigin(request, services.config);
+    await sendLoginData(services, 'password', login, `${origin}${basePath}`);
+    if (!services.mailer && services.config.mode === 'sandbox') {
       request.log.info(
-        { username: user.username },
         'password reset asked for without SMTP_URL: `cardbazaar user reset-link` prints a link',
       );
     }

@@ -20,7 +20,7 @@ import { LIST_PAGE_SIZE, pageOf, pager } from './paging.js';
 import { render } from './render.js';
 import { requireUser } from './session.js';
 
-const ENDPOINT_FIELDS = ['url', 'kinds', 'enabled'] as const;
+const ENDPOINT_FIELDS = ['url', 'kinds', 'enabled', 'strictOrder'] as const;
 
 /** Ticked kinds (a checkbox per kind): none ticked is every kind. */
 function postedKinds(request: FastifyRequest): string[] {
@@ -68,7 +68,7 @@ export function webhookPages(app: FastifyInstance, services: Services): void {
       request,
       reply,
       'webhook-new',
-      newPage(own.name, own.idApp, { url: '', kinds: [], enabled: 'true' }, {}),
+      newPage(own.name, own.idApp, { url: '', kinds: [], enabled: 'true', strictOrder: '' }, {}),
     );
   });
 
@@ -82,6 +82,7 @@ export function webhookPages(app: FastifyInstance, services: Services): void {
         url: f.url,
         kinds,
         enabled: f.enabled === 'true',
+        strictOrder: f.strictOrder === 'true',
       });
       return redirectWithFlash(reply, `/profile/webhooks/${endpoint.idEndpoint}`, 'flash.webhookCreated');
     } catch (err) {

@@ -13,6 +13,7 @@ import * as m0016 from './0016_offer_index.js';
 import * as m0008_3 from './0008_3_seller_activation.js';
 import * as m0015 from './0015_faults.js';
 import * as m0032_1 from './0032_1_fault_scopes.js';
+import * as m0032_2 from './0032_2_webhook_strict_order.js';
 import * as m0013 from './0013_request_log.js';
 import * as m0012 from './0012_events_webhooks.js';
 import * as m0018 from './0018_search_reads.js';
@@ -49,5 +50,6 @@ export const migrations: Record<string, Migration> = {
   '0027_request_log_signed_over': m0027,
   '0030_limit_counters': m0030,
   '0032_1_fault_scopes': m0032_1,
+  '0032_2_webhook_strict_order': m0032_2,
   '0033_market': m0033,
 };

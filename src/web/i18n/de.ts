@@ -71,6 +71,9 @@ export const de = {
   'reset.submit': 'Neues Passwort speichern',
   'reset.askAgain': 'Neuen Link anfordern',
 
+  'mail.usernameSubject': 'Ihr cardbazaar-Benutzername',
+  'mail.usernameBody':
+    'Hallo,\n\njemand, vermutlich Sie, hat den Benutzernamen des cardbazaar-Kontos dieser E-Mail-Adresse angefordert. Er lautet:\n\n{username}\n\nHier anmelden: {link}\n\nWenn Sie es nicht waren, ignorieren Sie diese E-Mail.\n',
   'mail.resetSubject': 'Ihr cardbazaar-Passwort',
   'mail.resetBody':
     'Hallo {username},\n\njemand, wahrscheinlich Sie, hat ein neues Passwort für Ihr cardbazaar-Konto angefordert. Öffnen Sie innerhalb einer Stunde diesen Link, um es zu wählen:\n\n{link}\n\nWenn Sie es nicht waren, ignorieren Sie diese E-Mail: Ihr Passwort bleibt, wie es ist.\n',
@@ -369,6 +372,9 @@ export const de = {
   'webhooks.kinds': 'Ereignisse',
   'webhooks.kindsHint': 'Kreuzen Sie die gewünschten Ereignisse an; keines angekreuzt heißt alle.',
   'webhooks.allKinds': 'alle Ereignisse',
+  'webhooks.strictOrderLabel': 'In strenger Reihenfolge',
+  'webhooks.strictOrderHint':
+    'Ein fehlschlagendes Ereignis hält die späteren zurück, bis es durchgeht oder aufgegeben wird (bis zu 3 Tage): Der Empfänger erhält sie in Reihenfolge, aber verspätet.',
   'webhooks.enabledLabel': 'Aktiviert',
   'webhooks.createSubmit': 'Webhook hinzufügen',
   'webhooks.title': 'Webhook',

@@ -71,6 +71,9 @@ export const en = {
   'reset.submit': 'Save the new password',
   'reset.askAgain': 'Ask for a new link',
 
+  'mail.usernameSubject': 'Your cardbazaar username',
+  'mail.usernameBody':
+    'Hello,\n\nSomeone, probably you, asked for the username of the cardbazaar account of this email address. It is:\n\n{username}\n\nSign in here: {link}\n\nIf it was not you, ignore this email.\n',
   'mail.resetSubject': 'Your cardbazaar password',
   'mail.resetBody':
     'Hello {username},\n\nSomeone, probably you, asked to set a new password for your cardbazaar account. Open this link within one hour to do it:\n\n{link}\n\nIf it was not you, ignore this email: your password stays as it is.\n',
@@ -363,6 +366,9 @@ export const en = {
   'webhooks.kinds': 'Events',
   'webhooks.kindsHint': 'Tick the events you want; none ticked means every event.',
   'webhooks.allKinds': 'every event',
+  'webhooks.strictOrderLabel': 'In strict order',
+  'webhooks.strictOrderHint':
+    'A failing event holds back the later ones until it succeeds or is given up (up to 3 days): the receiver gets them in order, but late.',
   'webhooks.enabledLabel': 'Enabled',
   'webhooks.createSubmit': 'Add the endpoint',
   'webhooks.title': 'Webhook endpoint',

@@ -71,6 +71,9 @@ export const es = {
   'reset.submit': 'Guardar la nueva contraseña',
   'reset.askAgain': 'Pedir un nuevo enlace',
 
+  'mail.usernameSubject': 'Tu nombre de usuario de cardbazaar',
+  'mail.usernameBody':
+    'Hola:\n\nAlguien, probablemente tú, pidió el nombre de usuario de la cuenta de cardbazaar de esta dirección. Es:\n\n{username}\n\nInicia sesión aquí: {link}\n\nSi no fuiste tú, ignora este correo.\n',
   'mail.resetSubject': 'Tu contraseña de cardbazaar',
   'mail.resetBody':
     'Hola, {username}:\n\nAlguien, probablemente tú, ha pedido una nueva contraseña para tu cuenta de cardbazaar. Abre este enlace en el plazo de una hora para elegirla:\n\n{link}\n\nSi no fuiste tú, ignora este correo: tu contraseña no cambia.\n',
@@ -364,6 +367,9 @@ export const es = {
   'webhooks.kinds': 'Eventos',
   'webhooks.kindsHint': 'Marque los eventos que quiere; ninguno marcado significa todos.',
   'webhooks.allKinds': 'todos los eventos',
+  'webhooks.strictOrderLabel': 'En orden estricto',
+  'webhooks.strictOrderHint':
+    'Un evento que falla retiene los siguientes hasta que se entrega o se abandona (hasta 3 días): el receptor los recibe en orden, pero con retraso.',
   'webhooks.enabledLabel': 'Activado',
   'webhooks.createSubmit': 'Añadir el webhook',
   'webhooks.title': 'Webhook',

@@ -72,6 +72,9 @@ export const fr = {
   'reset.submit': 'Enregistrer le nouveau mot de passe',
   'reset.askAgain': 'Demander un nouveau lien',
 
+  'mail.usernameSubject': 'Votre nom d’utilisateur cardbazaar',
+  'mail.usernameBody':
+    'Bonjour,\n\nQuelqu’un, sans doute vous, a demandé le nom d’utilisateur du compte cardbazaar de cette adresse. Le voici :\n\n{username}\n\nConnectez-vous ici : {link}\n\nSi ce n’était pas vous, ignorez ce message.\n',
   'mail.resetSubject': 'Votre mot de passe cardbazaar',
   'mail.resetBody':
     'Bonjour {username},\n\nQuelqu’un, sans doute vous, a demandé un nouveau mot de passe pour votre compte cardbazaar. Ouvrez ce lien dans l’heure pour le choisir :\n\n{link}\n\nSi ce n’était pas vous, ignorez cet e-mail : votre mot de passe ne change pas.\n',
@@ -367,6 +370,9 @@ export const fr = {
   'webhooks.kinds': 'Événements',
   'webhooks.kindsHint': 'Cochez les événements voulus ; aucun coché signifie tous.',
   'webhooks.allKinds': 'tous les événements',
+  'webhooks.strictOrderLabel': 'Dans l’ordre strict',
+  'webhooks.strictOrderHint':
+    'Un événement en échec retient les suivants jusqu’à ce qu’il passe ou soit abandonné (jusqu’à 3 jours) : le destinataire les reçoit dans l’ordre, mais en retard.',
   'webhooks.enabledLabel': 'Activé',
   'webhooks.createSubmit': 'Ajouter le webhook',
   'webhooks.title': 'Webhook',

@@ -72,6 +72,9 @@ export const it = {
   'reset.submit': 'Salva la nuova password',
   'reset.askAgain': 'Chiedi un nuovo link',
 
+  'mail.usernameSubject': 'Il tuo nome utente cardbazaar',
+  'mail.usernameBody':
+    'Ciao,\n\nqualcuno, probabilmente tu, ha chiesto il nome utente dell’account cardbazaar di questo indirizzo. È:\n\n{username}\n\nAccedi qui: {link}\n\nSe non sei stato tu, ignora questa email.\n',
   'mail.resetSubject': 'La tua password di cardbazaar',
   'mail.resetBody':
     'Ciao {username},\n\nqualcuno, probabilmente tu, ha chiesto una nuova password per il tuo account cardbazaar. Apri questo link entro un’ora per sceglierla:\n\n{link}\n\nSe non sei stato tu, ignora questa e-mail: la tua password resta invariata.\n',
@@ -367,6 +370,9 @@ export const it = {
   'webhooks.kinds': 'Eventi',
   'webhooks.kindsHint': 'Spunta gli eventi che vuoi; nessuno spuntato significa tutti.',
   'webhooks.allKinds': 'tutti gli eventi',
+  'webhooks.strictOrderLabel': 'In ordine rigoroso',
+  'webhooks.strictOrderHint':
+    'Un evento che fallisce trattiene i successivi finché non va a buon fine o viene abbandonato (fino a 3 giorni): il destinatario li riceve in ordine, ma in ritardo.',
   'webhooks.enabledLabel': 'Attivo',
   'webhooks.createSubmit': 'Aggiungi il webhook',
   'webhooks.title': 'Webhook',
