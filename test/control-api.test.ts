@@ -300,8 +300,14 @@ for (const dialect of DIALECTS) {
       const kinds = await c.call('GET', '/_cardbazaar/events/kinds');
       assert.equal(kinds.status, 200);
       assert.ok(kinds.json.kinds.length >= 6);
+      assert.equal(kinds.json.kinds.length, 9, 'every kind of docs/api.md');
       for (const kind of kinds.json.kinds as string[]) {
         const res = await c.call('POST', '/_cardbazaar/events/trigger', { kind, user: 'ctl-seller' });
+        // This world has no other seller's offer for a want to find: the trigger says so (412).
+        if (kind === 'wantslist.offerFound' && res.status === 412) {
+          assert.match(res.json.mkm_error_description, /no offer to find/);
+          continue;
+        }
         assert.equal(res.status, 201, `${kind}: ${res.text}`);
         assert.equal(res.json.event.kind, kind);
         assert.equal(res.json.event.type, kind);

@@ -170,10 +170,21 @@ export function installControlApi(app: FastifyInstance, services: Services): voi
       if (override === null || typeof override !== 'object' || Array.isArray(override)) {
         throw badRequest('"override" is an object of field names and values.', { field: 'override' });
       }
+      const fields = override as Record<string, string | number | boolean>;
       const events = await triggerEvent(services, String(body.kind ?? ''), {
-        ...(override as Record<string, string | number | boolean>),
+        ...fields,
         // The seller whose article a simulated buyer buys, for the kinds about orders and articles.
         user: typeof body.user === 'string' ? body.user : 'demo-seller',
+      }).catch((err: unknown) => {
+        // The domain names a field of the overrides as the command line writes it; here it is in `override`.
+        if (err instanceof ApiError && err.field !== undefined && err.field in fields) {
+          throw new ApiError(err.status, err.message, {
+            field: `override.${err.field}`,
+            code: err.code,
+            headers: err.headers,
+          });
+        }
+        throw err;
       });
       // `kind` beside the feed's `type`: the name the trigger was asked with.
       const mapped = events.map((e) => ({ ...e, kind: e.type }));
