@@ -251,7 +251,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       return;
     }
     if (!isApiPath(request.url)) {
-      notFoundPage(request, reply);
+      void notFoundPage(request, reply, services);
       return;
     }
     sendError(request, reply, 404, `There is no resource at ${request.method} ${request.url.split('?')[0]}.`);
@@ -279,7 +279,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
 
   app.setNotFoundHandler(async (request, reply) => {
     // Outside the API's `/ws` paths, an unknown address is a page nobody has: an HTML 404.
-    if (!/^\/ws(?:[/?]|$)/.test(request.url)) return notFoundPage(request, reply);
+    if (!/^\/ws(?:[/?]|$)/.test(request.url)) return notFoundPage(request, reply, services);
     // A method Fastify does not route (TRACE, PROPFIND…) on a resource that exists is a wrong method.
     const allowed = allowedForUrl(request.url);
     if (allowed) {

@@ -88,6 +88,8 @@ export interface Config {
   smtpUrl: string | undefined;
   mailFrom: string;
   /** Where `cardbazaar snapshot` keeps snapshots; unset: `snapshots/` beside the SQLite file. */
+  /** Operator card pictures (`IMAGE_DIR`), served under `/img/`. */
+  imageDir: string | undefined;
   snapshotDir: string | undefined;
   /** The sandbox control API's bearer token (`/_cardbazaar/`); unset: derived from the server key. */
   controlToken: string | undefined;
@@ -608,6 +610,15 @@ export const SETTINGS = [
     description: 'The sender of the emails the website sends.',
     default: 'cardbazaar <no-reply@cardbazaar.invalid>',
     parse: (raw) => raw,
+  }),
+  setting({
+    key: 'imageDir',
+    env: 'IMAGE_DIR',
+    flag: '--image-dir',
+    description:
+      "A folder of the operator's card pictures: the file at the path of a product's `image` after `./img/` (`items/1/LEA/1.jpg`) is served for it at `/img/…`; a product without one gets a drawn card face. Unset: every product gets its drawn face.",
+    default: undefined,
+    parse: optional,
   }),
   setting({
     key: 'snapshotDir',

@@ -672,7 +672,11 @@ for (const dialect of DIALECTS) {
       const home = await visitor.get('/');
       assert.match(home.text, /<a href="\/docs">La documentation : les guides, la référence de l’API/);
       assert.match(home.text, /<a href="\/signature-debugger">Le débogueur de signature/);
-      assert.match(home.text, /<link rel="icon" href="data:,">/);
+      // The site's icon is its own (no /favicon.ico request either).
+      assert.match(home.text, /<link rel="icon" href="\/assets\/icon.svg" type="image\/svg\+xml">/);
+      const icon = await server.app.inject({ method: 'GET', url: '/assets/icon.svg' });
+      assert.equal(icon.statusCode, 200);
+      assert.match(String(icon.headers['content-type']), /^image\/svg\+xml/);
       // The profile speaks of its own forms, not of API calls (it said "POST /account/selleractivation").
       await visitor.register(uniqueName('seller'));
       const profile = await visitor.get('/profile');

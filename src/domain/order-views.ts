@@ -9,6 +9,7 @@ import {
   findOrder,
   findOrders,
   orderCount,
+  orderCountsByState,
   orderLineViews,
   pageOfOrders,
 } from '../store/orders.js';
@@ -121,6 +122,15 @@ export async function defaultOrderActor(
   state: OrderState,
 ): Promise<Actor> {
   return (await orderCount(ctx.database.db, idUser, ACTOR_SELLER, state)) > 0 ? ACTOR_SELLER : ACTOR_BUYER;
+}
+
+/** How many orders the user has as one party in each state (the website's order tabs). */
+export async function orderTabCounts(
+  ctx: DomainContext,
+  idUser: number,
+  actor: Actor,
+): Promise<Map<OrderState, number>> {
+  return orderCountsByState(ctx.database.db, idUser, actor);
 }
 
 export async function listOrders(

@@ -11,6 +11,9 @@ import {
   type ProductInfo,
   printingsOf,
 } from '../store/products.js';
+import { lowestPrices } from '../store/offers.js';
+import { storedGuides } from '../store/priceguide.js';
+import { newestListings, recentlySold, type ShelfItem, trendMovers } from '../store/shelves.js';
 import type { ExpansionsTable, GamesTable } from '../store/schema.js';
 import { type SearchQuery, searchIndexVersion, searchProducts } from '../store/search.js';
 import type { Database } from '../store/db.js';
@@ -220,4 +223,67 @@ async function metaproductViews(ctx: DomainContext, idMetaproducts: number[]): P
       .map((id) => infoById.get(id))
       .filter((i): i is ProductInfo => i !== undefined),
   }));
+}
+
+/** What a list shows beside a product: its cheapest offer and its price trend (cents; null: none). */
+export interface ListPrice {
+  from: number | null;
+  trend: number | null;
+}
+
+/** The cheapest copy on offer of one product (cents), undefined when none is. */
+export async function lowestPrice(ctx: DomainContext, idProduct: number): Promise<number | undefined> {
+  return (await lowestPrices(ctx.database.db, [idProduct])).get(idProduct);
+}
+
+/** The "from" price and the trend of each product given, for the website's lists. */
+export async function listPrices(ctx: DomainContext, idProducts: number[]): Promise<Map<number, ListPrice>> {
+  const ids = [...new Set(idProducts)];
+  const db = ctx.database.db;
+  const [lowest, guides] = await Promise.all([lowestPrices(db, ids), storedGuides(db, ids)]);
+  const trends = new Map(guides.map((g) => [g.idProduct, g.trend]));
+  return new Map(ids.map((id) => [id, { from: lowest.get(id) ?? null, trend: trends.get(id) ?? null }]));
+}
+
+export interface Shelf {
+  items: { info: ProductInfo; price: number; before?: number }[];
+}
+
+/** The home page's shelves: newest listings, recently sold, the biggest trend changes; 8 cards each. */
+export async function homeShelves(
+  ctx: DomainContext,
+): Promise<{ newest: Shelf; sold: Shelf; movers: Shelf }> {
+  const db = ctx.database.db;
+  const SIZE = 8;
+  const [newest, sold, movers] = await Promise.all([
+    newestListings(db, SIZE),
+    recentlySold(db, SIZE),
+    keptMovers(ctx, SIZE),
+  ]);
+  const ids = [...new Set([...newest, ...sold, ...movers].map((i) => i.idProduct))];
+  const infos = new Map((await loadProductInfos(db, ids)).map((i) => [i.product.idProduct, i]));
+  const shelf = (items: ShelfItem[]): Shelf => ({
+    items: items.flatMap((i) => {
+      const info = infos.get(i.idProduct);
+      return info ? [{ info, price: i.price, before: i.before }] : [];
+    }),
+  });
+  return { newest: shelf(newest), sold: shelf(sold), movers: shelf(movers) };
+}
+
+/**
+ * The trend movers sort every price guide: kept a minute per database (guides change when the
+ * price guide is refreshed, a few times a day), so a busy front page reads them once a minute.
+ */
+const movers = new WeakMap<object, { at: number; items: Promise<ShelfItem[]> }>();
+const MOVERS_KEPT_MS = 60_000;
+
+function keptMovers(ctx: DomainContext, size: number): Promise<ShelfItem[]> {
+  const now = ctx.clock.now();
+  const kept = movers.get(ctx.database);
+  if (kept && now - kept.at >= 0 && now - kept.at < MOVERS_KEPT_MS) return kept.items;
+  const items = trendMovers(ctx.database.db, size);
+  movers.set(ctx.database, { at: now, items });
+  items.catch(() => movers.delete(ctx.database));
+  return items;
 }

@@ -219,7 +219,8 @@ export function accountRoutes(r: Router, services: Services): void {
       schema: {
         summary: 'Mail a user a password reset link or their username',
         query: {
-          type: Type.Union([Type.Literal('password'), Type.Literal('username')], {
+          type: Type.String({
+            enum: ['password', 'username'],
             description:
               '`password`: mail a reset link to the account of <username>; `username`: mail the username to <email>.',
           }),

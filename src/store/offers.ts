@@ -271,3 +271,26 @@ export async function productOfferViews(
   }
   return views;
 }
+
+/**
+ * The cheapest copy on offer per product ("from €x" on the website's lists), for the products
+ * given (absent: none on offer). One statement a page, compiled once per number of products.
+ */
+export async function lowestPrices(db: Executor, idProducts: number[]): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  if (idProducts.length === 0) return out;
+  const { rows } = await lowestPriceRows(db, idProducts);
+  for (const r of rows) if (r.price !== null) out.set(r.idProduct, Number(r.price));
+  return out;
+}
+
+const lowestPriceRows = preparedBySize(
+  (db: Executor, idProducts: number[]) =>
+    offers(db)
+      .where('a.idProduct', 'in', idProducts)
+      .groupBy('a.idProduct')
+      .select((eb) => ['a.idProduct', eb.fn.min<number | null>('a.price').as('price')])
+      .compile(),
+  (idProducts) => idProducts.length,
+  (idProducts) => idProducts,
+);

@@ -394,6 +394,21 @@ const countOf = prepared(
   [0, 0, ''],
 );
 
+/** The user's orders as one party, per state (the order pages' tabs): the kept counts, one statement. */
+export async function orderCountsByState(
+  db: Executor,
+  idUser: number,
+  actor: Actor,
+): Promise<Map<OrderState, number>> {
+  const rows = await db
+    .selectFrom('orderCounts')
+    .select(['state', 'count'])
+    .where('idUser', '=', idUser)
+    .where('actor', '=', actor)
+    .execute();
+  return new Map(rows.map((r) => [r.state, Number(r.count)]));
+}
+
 export async function orderCount(
   db: Executor,
   idUser: number,

@@ -1,3 +1,4 @@
+import { findAppForAuthorization } from '../auth/apps.js';
 import type { FastifyInstance } from 'fastify';
 import { checkPasswordReset, resetPassword } from '../auth/password-reset.js';
 import { signIn, signInLimitsOf } from '../auth/sign-in.js';
@@ -55,13 +56,26 @@ export function accountPages(app: FastifyInstance, services: Services): void {
     }
   });
 
+  /**
+   * The third-party flow's sign-in (`next` is its consent page, `/authorize/:appToken`): the page
+   * names the app the person is signing in for, as the consent page will.
+   */
+  async function signingInFor(next: string): Promise<string | undefined> {
+    const m = /^\/authorize\/([^/?#]{1,200})(?:[?#]|$)/.exec(next);
+    if (!m) return undefined;
+    const found = await findAppForAuthorization(services, decodeURIComponent(m[1]!)).catch(() => undefined);
+    return found && found.kind === 'thirdParty' ? found.name : undefined;
+  }
+
   app.get('/login', async (request, reply) => {
     const { next } = request.query as { next?: string };
+    const path = localPath(next);
     return render(request, reply, 'login', {
       title: 'login.title',
       values: {},
       errors: {},
-      next: localPath(next),
+      next: path,
+      forApp: await signingInFor(path),
     });
   });
 
@@ -84,7 +98,13 @@ export function accountPages(app: FastifyInstance, services: Services): void {
         request,
         reply,
         'login',
-        { title: 'login.title', values: { username: form.username }, errors, next },
+        {
+          title: 'login.title',
+          values: { username: form.username },
+          errors,
+          next,
+          forApp: await signingInFor(next),
+        },
         status,
       );
     }

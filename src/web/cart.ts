@@ -7,12 +7,16 @@ import {
   setCartShippingAddress,
   setReservationMethod,
 } from '../domain/cart.js';
+import { getAccount } from '../domain/account.js';
 import { checkout } from '../domain/checkout.js';
+import { payOwnOrder } from '../domain/payments.js';
 import { checkPostalAddress } from '../domain/postal-address.js';
 import type { PricedMethod } from '../domain/shipping.js';
 import { idParam, parseInteger } from '../http/fields.js';
 import type { Services } from '../services.js';
+import { formatMoney } from '../format.js';
 import { type Errors, failureText, fields, formErrors, redirectWithFlash, type Values } from './forms.js';
+import { countries } from './accounts.js';
 import { render } from './render.js';
 import { requireUser } from './session.js';
 
@@ -30,6 +34,12 @@ export function cartPages(app: FastifyInstance, services: Services): void {
   const signedIn = { onRequest: requireUser };
   const form = { onRequest: requireUser, preHandler: app.csrfProtection };
 
+  /** What the buyer's balances can pay now: money first, then bonus, as `payOrderInTx` charges them. */
+  async function spendable(idUser: number): Promise<number> {
+    const { user } = await getAccount(services, idUser);
+    return user.moneyBalance + user.bonusBalance;
+  }
+
   async function cartPage(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -37,7 +47,7 @@ export function cartPages(app: FastifyInstance, services: Services): void {
     status = 200,
   ) {
     const idUser = request.user!.idUser;
-    const cart = await getCart(services, idUser);
+    const [cart, balance] = await Promise.all([getCart(services, idUser), spendable(idUser)]);
     const methods = new Map<number, PricedMethod[]>();
     for (const r of cart.reservations) {
       const id = r.reservation.idReservation;
@@ -65,7 +75,16 @@ export function cartPages(app: FastifyInstance, services: Services): void {
       request,
       reply,
       'cart',
-      { title: 'cart.title', cart, methods, address, errors, totals },
+      {
+        title: 'cart.title',
+        cart,
+        methods,
+        address,
+        errors,
+        totals,
+        balance,
+        countries: countries(request.lang),
+      },
       status,
     );
   }
@@ -122,6 +141,52 @@ export function cartPages(app: FastifyInstance, services: Services): void {
       const message = Object.values(formErrors(request.t, err))[0] ?? '';
       return cartPage(request, reply, { errors: { checkout: message } }, 400);
     }
+  });
+
+  /**
+   * **Buy and pay** (docs/using-the-website.md, "Buying a card"): the checkout, then each order it
+   * made paid by `payOwnOrder`, the balance page's **Pay**: the same domain functions, in the same
+   * order as a buyer clicking both. Offered only when the balances cover the cart's total, and
+   * checked again here (nothing happens when they do not). Each order is paid whole or not at all,
+   * as the domain pays it; should one payment fail after the checkout (a top-up spent meanwhile),
+   * the orders stay bought and the balance page says which are left to pay.
+   */
+  app.post('/cart/buy-and-pay', form, async (request, reply) => {
+    const idUser = request.user!.idUser;
+    const [cart, balance] = await Promise.all([getCart(services, idUser), spendable(idUser)]);
+    const total = cart.reservations.reduce((s, r) => s + r.totalValue, 0);
+    if (cart.reservations.length === 0 || total > balance) {
+      const message =
+        cart.reservations.length === 0
+          ? request.t('cart.empty')
+          : request.t('front.missing', {
+              balance: formatMoney(balance, request.lang),
+              missing: formatMoney(total - balance, request.lang),
+              total: formatMoney(total, request.lang),
+            });
+      return cartPage(request, reply, { errors: { checkout: message } }, 400);
+    }
+    let orders;
+    try {
+      orders = await checkout(services, idUser);
+    } catch (err) {
+      const message = Object.values(formErrors(request.t, err))[0] ?? '';
+      return cartPage(request, reply, { errors: { checkout: message } }, 400);
+    }
+    for (const o of orders) {
+      try {
+        await payOwnOrder(services, idUser, o.order.idOrder);
+      } catch (err) {
+        const reason = Object.values(formErrors(request.t, err))[0] ?? '';
+        return redirectWithFlash(reply, '/balance#unpaid', 'front.boughtNotPaid', {
+          count: orders.length,
+          reason,
+        });
+      }
+    }
+    return redirectWithFlash(reply, '/orders?actor=buyer&state=paid', 'front.boughtAndPaid', {
+      count: orders.length,
+    });
   });
 
   app.post('/cart/empty', form, async (request, reply) => {

@@ -7,6 +7,8 @@ import {
   findProducts,
   gameExpansions,
   listGames,
+  listPrices,
+  lowestPrice,
   productDetail,
 } from '../domain/products.js';
 import { publicUser } from '../domain/public-users.js';
@@ -123,6 +125,10 @@ export function catalogPages(app: FastifyInstance, services: Services): void {
       }
     }
     const status = Object.keys(errors).length > 0 ? 400 : 200;
+    const prices = await listPrices(
+      services,
+      (found?.products ?? []).map((p) => p.product.idProduct),
+    );
     return render(
       request,
       reply,
@@ -133,6 +139,7 @@ export function catalogPages(app: FastifyInstance, services: Services): void {
         values,
         errors,
         found,
+        prices,
         pager: found ? pager(request, page, found.total) : undefined,
         idLanguage: displayLanguageOf(request.lang),
       },
@@ -158,12 +165,18 @@ export function catalogPages(app: FastifyInstance, services: Services): void {
     const view = await expansionSingles(services, paramId(request, 'idExpansion'));
     const page = pageOf(request, CATALOG_PAGE_SIZE);
     const idLanguage = displayLanguageOf(request.lang);
+    const singles = view.singles.slice(page.offset, page.offset + page.limit);
+    const prices = await listPrices(
+      services,
+      singles.map((p) => p.product.idProduct),
+    );
     return render(request, reply, 'expansion', {
       title: 'cards.expansionTitle',
       titleParams: { name: view.names[idLanguage] ?? view.expansion.enName },
       expansion: view.expansion,
       name: view.names[idLanguage] ?? view.expansion.enName,
-      singles: view.singles.slice(page.offset, page.offset + page.limit),
+      singles,
+      prices,
       pager: pager(request, page, view.singles.length),
       idLanguage,
     });
@@ -177,6 +190,11 @@ export function catalogPages(app: FastifyInstance, services: Services): void {
   ) {
     const idProduct = paramId(request, 'idProduct');
     const detail = await productDetail(services, idProduct);
+    // The trend is the detail's own price guide: only the cheapest offer is one more statement.
+    const price = {
+      from: (await lowestPrice(services, idProduct)) ?? null,
+      trend: detail.priceGuide?.trend ?? null,
+    };
     const values = queryValues(request, OFFER_FILTERS);
     let errors: Errors = {};
     let offers = emptyOffers();
@@ -204,6 +222,7 @@ export function catalogPages(app: FastifyInstance, services: Services): void {
         title: 'product.title',
         titleParams: { name: detail.names[idLanguage] ?? detail.product.enName },
         detail,
+        price,
         name: detail.names[idLanguage] ?? detail.product.enName,
         idLanguage,
         values,

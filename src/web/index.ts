@@ -1,4 +1,4 @@
-import fastifyCookie from '@fastify/cookie';
+import fastifyCookie, { fastifyCookie as cookies } from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
@@ -14,7 +14,9 @@ import { balancePages } from './balance.js';
 import { cartPages } from './cart.js';
 import { catalogPages } from './catalog.js';
 import { homePages } from './home.js';
-import { langFromAcceptLanguage, translator } from './i18n/index.js';
+import { imagePages } from './images.js';
+import { langFromAcceptLanguage, langOfDisplayLanguage, translator } from './i18n/index.js';
+import { findSession } from '../auth/sessions.js';
 import { profilePages } from './profile.js';
 import { requestPages } from './requests.js';
 import { webhookPages } from './webhooks.js';
@@ -24,7 +26,7 @@ import { stockPages } from './stock.js';
 import { wantsPages } from './wants.js';
 import { marketPages } from './market.js';
 import { ASSETS_DIR, render } from './render.js';
-import { cookieOptions, CSRF_COOKIE, sessionHook, websiteCookieSecret } from './session.js';
+import { cookieOptions, CSRF_COOKIE, SESSION_COOKIE, sessionHook, websiteCookieSecret } from './session.js';
 import { pageHeaders } from './headers.js';
 
 /**
@@ -93,6 +95,8 @@ export async function websitePlugin(
     });
   });
   await app.register(docsAssets);
+  // Card pictures: no session either (docs/using-the-website.md, "Card pictures").
+  await app.register(async (images) => imagePages(images, services));
 
   await app.register(async (pages) => {
     pages.addHook('onRequest', sessionHook(services));
@@ -152,9 +156,29 @@ export function errorPage(services: Services) {
   };
 }
 
+/**
+ * Who is signed in, for a page answered outside the website's plugin (the 404 of an unknown path):
+ * the session cookie read and checked as the plugin's hook does, so the header is the signed-in one.
+ */
+async function signedInUser(request: FastifyRequest, services: Services): Promise<void> {
+  const raw = cookies.parse(request.headers.cookie ?? '')[SESSION_COOKIE];
+  if (!raw) return;
+  const unsigned = cookies.unsign(raw, websiteCookieSecret(services.serverKey));
+  if (!unsigned.valid || !unsigned.value) return;
+  const user = await findSession(services, unsigned.value);
+  if (!user) return;
+  request.user = user;
+  request.lang = langOfDisplayLanguage(user.idDisplayLanguage);
+}
+
 /** The page for a path nothing answers (outside `/ws`, which keeps the API's error body). */
-export function notFoundPage(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export async function notFoundPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  services?: Services,
+): Promise<FastifyReply> {
   request.lang = langFromAcceptLanguage(request.headers['accept-language']);
+  if (services) await signedInUser(request, services).catch(() => undefined);
   request.t = translator(request.lang);
   pageHeaders(reply);
   return render(

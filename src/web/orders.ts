@@ -6,6 +6,7 @@ import {
   defaultOrderActor,
   listOrders,
   ORDER_STATE_CODES,
+  orderTabCounts,
   type OrderState,
   parseActor,
   parseOrderState,
@@ -82,8 +83,10 @@ export function orderPages(app: FastifyInstance, services: Services): void {
       p.offset,
       p.limit,
     );
+    const counts = await orderTabCounts(services, idUser, parseActor(actorName));
     return render(request, reply, 'orders', {
       title: 'orders.title',
+      counts,
       actor: actorName,
       state,
       states: STATES,

@@ -7,6 +7,7 @@ import { isoCountryCode } from '../domain/countries.js';
 import { utf8Bytes } from '../http/utf8.js';
 import type { Key, Lang, Params, Translator } from './i18n/index.js';
 import { takeFlash } from './forms.js';
+import { imagePath } from './images.js';
 
 /**
  * Pages are Eta templates (`src/web/views/*.eta`): Eta escapes every `<%= %>` output, so a username
@@ -59,6 +60,29 @@ export interface PageContext {
   date(ms: number): string;
   /** A country of the API (`D`, `FR`) by its name in the page's language ("Allemagne"). */
   country(code: string | null | undefined): string;
+  /**
+   * A product's picture as an `<img>` (HTML, its alt text escaped): a thumbnail in lists, `large`
+   * on the product page (docs/using-the-website.md, "Card pictures").
+   */
+  picture(product: PictureOf, alt: string, size?: 'thumb' | 'large'): string;
+}
+
+/** What a picture needs of a product (a catalog `Product` or an article's `ProductFacts`). */
+export interface PictureOf {
+  idProduct: number;
+  idGame: number;
+  image: string;
+  expansionAbbreviation?: string | null;
+}
+
+/** Card proportions (63 × 88 mm): a 40 px thumbnail, a 220 px picture on the product page. */
+const PICTURE_SIZES = { thumb: [40, 56], large: [220, 307] } as const;
+
+export function picture(product: PictureOf, alt: string, size: 'thumb' | 'large' = 'thumb'): string {
+  const [width, height] = PICTURE_SIZES[size];
+  const src = escapeHtml(imagePath(product, product.expansionAbbreviation ?? undefined));
+  const lazy = size === 'thumb' ? ' loading="lazy"' : '';
+  return `<img class="${size}" src="${src}" alt="${escapeHtml(alt)}" width="${width}" height="${height}"${lazy}>`;
 }
 
 /**
@@ -121,6 +145,7 @@ export function render(
     dateTime: (ms) => formatDateTime(ms, lang),
     date: (ms) => formatDate(ms, lang),
     country: (code) => (code ? countryName(code, lang) : ''),
+    picture,
   };
   const html = eta.render(`./${view}`, { ...model, page });
   // Bytes, not the text: Fastify would measure a text's UTF-8 length, then encode it again.

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ARTICLE_FLAGS, CONDITIONS, gameRules, LANGUAGES } from '../domain/catalog.js';
+import { productOffers } from '../domain/offers.js';
 import { findProducts, listGames, productDetail } from '../domain/products.js';
+import { offerFilterInput } from '../http/offer-filters.js';
 import {
   addArticles,
   type BulkResult,
@@ -98,6 +100,9 @@ export function stockPages(app: FastifyInstance, services: Services): void {
     });
   });
 
+  /** How many of the cheapest offers the sell form shows beside the price. */
+  const CHEAPEST_SHOWN = 5;
+
   // Adding: find the product by name first, then the article's form.
   const showNew = async (
     request: FastifyRequest,
@@ -122,6 +127,17 @@ export function stockPages(app: FastifyInstance, services: Services): void {
       }
     }
     const product = idProduct ? await productDetail(services, idProduct) : null;
+    // The price in view while pricing: the cheapest offers now (GET /articles/:idProduct's first few).
+    const cheapest = product
+      ? await productOffers(
+          services,
+          idProduct,
+          offerFilterInput({}),
+          { offset: 0, limit: CHEAPEST_SHOWN },
+          request.user!.idUser,
+          product.countOffers,
+        )
+      : null;
     return render(
       request,
       reply,
@@ -133,6 +149,7 @@ export function stockPages(app: FastifyInstance, services: Services): void {
         found,
         pager: found ? pager(request, p, found.total) : null,
         product,
+        cheapest,
         rules: product ? gameRules(product.product.idGame) : null,
         values: {
           count: '1',

@@ -298,7 +298,7 @@ export async function createAppOnPage(
   const card = page.locator(`#app-${idApp}`);
   const read = async (n: string) =>
     (await card.locator(`[data-credential=${n}]`).count())
-      ? (await card.locator(`[data-credential=${n}]`).innerText()).trim()
+      ? ((await card.locator(`[data-credential=${n}]`).textContent()) ?? '').trim()
       : '';
   return {
     idApp,

@@ -56,7 +56,7 @@ describeUnless(NO_BROWSER, 'the shop in Chromium', () => {
 
     // Search.
     await page.getByLabel('Card name').fill('Lightning');
-    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('main').getByRole('button', { name: 'Search' }).click();
     await page.waitForURL(/\/cards\?search=Lightning/);
     await page.getByRole('link', { name: 'Lightning Bolt' }).click();
     await page.waitForURL(`${server.url}/products/${bolt.idProduct}`);
@@ -104,7 +104,7 @@ describeUnless(NO_BROWSER, 'the shop in Chromium', () => {
     await page.getByLabel('Street').fill('5 rue de la Paix');
     await page.getByLabel('Postcode').fill('75002');
     await page.getByLabel('City').fill('Paris');
-    await page.getByLabel('Country').fill('FR');
+    await page.getByLabel('Country').selectOption('FR');
     await page.getByRole('button', { name: 'Save the address' }).click();
     await page.waitForURL(/\/cart#address$/);
     const withAddress = await signedFetch(server, jean.cred, 'GET', '/shoppingcart');

@@ -31,7 +31,9 @@ import {
 const NOT_PAGES: Record<string, string> = {
   '/assets/*': 'the stylesheet and scripts',
   '/docs/assets/*': "Redoc's bundle for the API reference",
+  '/docs/assets/redoc.standalone.js': "Redoc's bundle, as served (its CDN logo replaced)",
   '/docs/images/*': "the guides' pictures",
+  '/img/*': 'card pictures (images, checked on the pages that show them)',
   '/stock/file.csv': 'a download (the stock file), not a page',
   '/healthz': "the operator's health check",
   '*': 'the not-found answer for any other path',

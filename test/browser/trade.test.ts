@@ -31,7 +31,7 @@ describeUnless(NO_BROWSER, 'the trading pages in Chromium', () => {
     for (const [i, name] of names.entries()) {
       await sp.goto(`${server.url}/stock/new`);
       await sp.getByLabel('Card or product name').fill(name);
-      await sp.getByRole('button', { name: 'Search' }).click();
+      await sp.getByRole('main').getByRole('button', { name: 'Search' }).click();
       await sp.getByRole('link', { name }).click();
       await sp.getByLabel('Copies').fill('2');
       await sp.getByLabel('Price (€)').fill(`${i + 1}.50`);
@@ -55,7 +55,7 @@ describeUnless(NO_BROWSER, 'the trading pages in Chromium', () => {
     await bp.waitForURL(/\/wants\/\d+$/);
     const idWantslist = Number(/\/wants\/(\d+)$/.exec(bp.url())![1]);
     await bp.getByLabel('Card or product name').fill('Glimmer Owl');
-    await bp.getByRole('button', { name: 'Search' }).click();
+    await bp.getByRole('main').getByRole('button', { name: 'Search' }).click();
     await bp.locator(`a[href*="idProduct=${products[0]!.idProduct}"]`).click();
     await bp.locator('#add-item').getByLabel('Wish price').fill('FROM');
     await bp.getByRole('button', { name: 'Add to the list' }).click();
@@ -121,7 +121,7 @@ describeUnless(NO_BROWSER, 'the trading pages in Chromium', () => {
     await bp.getByRole('button', { name: 'Send' }).click();
     await bp.waitForURL(/\/messages\/\d+/);
     await sp.goto(`${server.url}/messages`);
-    assert.equal(await sp.locator('header [data-unread]').getAttribute('data-unread'), '1');
+    assert.equal(await sp.locator('header nav.wide [data-unread]').getAttribute('data-unread'), '1');
     await sp.getByRole('link', { name: 'storybuyer' }).click();
     assert.match(await sp.locator('ol.messages').innerText(), /Thank you for the owl!/);
     await sp.getByLabel('Your message').fill('Enjoy it.');

@@ -1,3 +1,4 @@
+import { frontDe } from './front.js';
 import { errorsDe } from './errors.js';
 import { tradeDe } from './trade.js';
 import { marketDe } from './market.js';
@@ -7,6 +8,7 @@ import type { Dictionary } from './index.js';
 export const de = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
   ...tradeDe,
+  ...frontDe,
   ...marketDe,
   ...errorsDe,
   ...shopDe,

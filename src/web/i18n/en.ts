@@ -1,3 +1,4 @@
+import { frontEn } from './front.js';
 import { errorsEn } from './errors.js';
 import { tradeEn } from './trade.js';
 import { marketEn } from './market.js';
@@ -6,6 +7,7 @@ import { shopEn } from './shop/en.js';
 export const en = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
   ...tradeEn,
+  ...frontEn,
   ...marketEn,
   ...errorsEn,
   ...shopEn,

@@ -1,3 +1,4 @@
+import { frontEs } from './front.js';
 import { errorsEs } from './errors.js';
 import { tradeEs } from './trade.js';
 import { marketEs } from './market.js';
@@ -7,6 +8,7 @@ import type { Dictionary } from './index.js';
 export const es = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
   ...tradeEs,
+  ...frontEs,
   ...marketEs,
   ...errorsEs,
   ...shopEs,

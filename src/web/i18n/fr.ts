@@ -1,3 +1,4 @@
+import { frontFr } from './front.js';
 import { errorsFr } from './errors.js';
 import { tradeFr } from './trade.js';
 import { marketFr } from './market.js';
@@ -7,6 +8,7 @@ import type { Dictionary } from './index.js';
 export const fr = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
   ...tradeFr,
+  ...frontFr,
   ...marketFr,
   ...errorsFr,
   ...shopFr,

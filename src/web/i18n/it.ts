@@ -1,3 +1,4 @@
+import { frontIt } from './front.js';
 import { errorsIt } from './errors.js';
 import { tradeIt } from './trade.js';
 import { marketIt } from './market.js';
@@ -7,6 +8,7 @@ import type { Dictionary } from './index.js';
 export const it = {
   // The shop pages' texts (issue 17, part 1), one spread per dictionary.
   ...tradeIt,
+  ...frontIt,
   ...marketIt,
   ...errorsIt,
   ...shopIt,

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { cardFace, faceInput } from '../src/web/images.js';
+import { loadProductInfos } from '../src/store/products.js';
+import { createProduct, type ProductFixture } from './fixtures.js';
+import { startTestServer, type TestServer } from './helpers.js';
+
+/**
+ * Card pictures at the API's `image` paths (docs/using-the-website.md, "Card pictures"): a drawn
+ * face for every product, the same bytes every time, with an ETag that answers 304; the operator's
+ * file from IMAGE_DIR where there is one; nothing outside the folder.
+ */
+describe('card pictures', () => {
+  let server: TestServer;
+  let card: ProductFixture;
+  let dir: string;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cardbazaar-images-'));
+    server = await startTestServer({ config: { imageDir: dir } });
+    card = await createProduct(server, { enName: 'Shivan <Dragon> & Co', rarity: 'Mythic' });
+  });
+  after(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const get = (url: string, headers: Record<string, string> = {}) =>
+    server.app.inject({ method: 'GET', url, headers });
+
+  it('draws a face at the path the API gives, an SVG with an ETag, the same bytes every time', async () => {
+    // The path of the product's `image` field, as an API client downloading it would ask.
+    const api = await server.app.inject({
+      method: 'GET',
+      url: `/img/items/${card.idGame}/${card.idProduct}.jpg`,
+    });
+    assert.equal(api.statusCode, 200);
+    assert.equal(api.headers['content-type'], 'image/svg+xml');
+    assert.match(String(api.headers['cache-control']), /max-age=\d+/);
+    assert.equal(api.headers['x-content-type-options'], 'nosniff');
+    const etag = String(api.headers.etag);
+    assert.match(etag, /^"[\w-]+"$/);
+    assert.match(api.body, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    // The name is text in the picture, escaped.
+    assert.match(api.body, /Shivan &lt;Dragon&gt; &amp; Co/);
+    // The rarity's colour frames it (mythic is orange-red).
+    assert.match(api.body, /fill="#d9480f"/);
+    const again = await get(`/img/items/${card.idGame}/${card.idProduct}.jpg`);
+    assert.equal(again.body, api.body);
+    assert.equal(again.headers.etag, etag);
+    // The demo data's form of the path, with an expansion's abbreviation, names the same product.
+    const other = await get(`/img/items/${card.idGame}/LEA/${card.idProduct}.jpg`);
+    assert.equal(other.statusCode, 200);
+    assert.equal(other.body, api.body);
+
+    const cached = await get(`/img/items/${card.idGame}/${card.idProduct}.jpg`, { 'if-none-match': etag });
+    assert.equal(cached.statusCode, 304);
+    assert.equal(cached.body, '');
+    const stale = await get(`/img/items/${card.idGame}/${card.idProduct}.jpg`, { 'if-none-match': '"nope"' });
+    assert.equal(stale.statusCode, 200);
+  });
+
+  it('draws the same bytes from the same product, within 5 ms', async () => {
+    const [info] = await loadProductInfos(server.services.database.db, [card.idProduct]);
+    const input = faceInput(info!);
+    const first = cardFace(input);
+    assert.equal(cardFace({ ...input }), first);
+    // A different product has a different picture.
+    assert.notEqual(cardFace({ ...input, idProduct: input.idProduct + 1 }), first);
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < 20; i++) cardFace({ ...input, idProduct: 10_000 + i });
+    const perFace = Number(process.hrtime.bigint() - start) / 20 / 1e6;
+    assert.ok(perFace < 5, `a face took ${perFace} ms`);
+  });
+
+  it('serves the operator’s file from IMAGE_DIR, and nothing outside it', async () => {
+    const own = await createProduct(server, { enName: 'Photographed Card' });
+    mkdirSync(join(dir, 'items', String(own.idGame)), { recursive: true });
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 4, 0xff, 0xd9]);
+    writeFileSync(join(dir, 'items', String(own.idGame), `${own.idProduct}.jpg`), jpeg);
+    const res = await get(`/img/items/${own.idGame}/${own.idProduct}.jpg`);
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['content-type'], 'image/jpeg');
+    assert.deepEqual(res.rawPayload, jpeg);
+    const etag = String(res.headers.etag);
+    assert.equal(
+      (await get(`/img/items/${own.idGame}/${own.idProduct}.jpg`, { 'if-none-match': etag })).statusCode,
+      304,
+    );
+
+    for (const url of [
+      '/img/../package.json',
+      '/img/items/%2e%2e/%2e%2e/1.jpg',
+      '/img/items/1/abc.jpg',
+      '/img/items/1/999999999.jpg',
+    ]) {
+      const refused = await get(url);
+      assert.equal(refused.statusCode, 404, url);
+      assert.doesNotMatch(String(refused.headers['content-type']), /^image\//, url);
+    }
+  });
+});
