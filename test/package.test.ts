@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { SandboxDocument } from '../src/sandbox/types.js';
@@ -117,6 +118,56 @@ function run(cmd: string, args: string[], cwd: string): Promise<string> {
     );
   });
 }
+
+/** The Node releases the package promises to run on: the first 20 it needs, and the 22 and 24 LTS lines. */
+const NODE_LINES = ['20.19.0', '22.13.0', '24.0.0'];
+
+describe('the Node versions it declares (docs/developing.md, "Dependencies")', () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    engines: { node: string };
+  };
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version?: string; dev?: boolean; engines?: { node?: string } | string[] }>;
+  };
+
+  it('declares Node 20.19 or later with no upper bound, in package.json and the lockfile', () => {
+    assert.equal(pkg.engines.node, '>=20.19');
+    assert.deepEqual(lock.packages['']!.engines, { node: '>=20.19' });
+  });
+
+  it('installs nothing, for running the server, that declares against Node 20, 22 or 24', () => {
+    // The lockfile records each installed package's own `engines` (what `npm view` shows for
+    // that version), so this checks what a user gets, transitive packages included. semver is
+    // npm's own range reader, installed here through other packages.
+    const semver = createRequire(import.meta.url)('semver') as {
+      satisfies(version: string, range: string): boolean;
+    };
+    const refused: string[] = [];
+    let checked = 0;
+    for (const [path, info] of Object.entries(lock.packages)) {
+      if (path === '' || info.dev) continue;
+      checked++;
+      const range = Array.isArray(info.engines) ? undefined : info.engines?.node;
+      if (range === undefined) continue;
+      for (const node of NODE_LINES)
+        if (!semver.satisfies(node, range))
+          refused.push(`${path}@${info.version} (${range}) refuses ${node}`);
+    }
+    assert.ok(checked > 100, `the lockfile lists the runtime packages (${checked})`);
+    assert.deepEqual(refused, []);
+  });
+});
+
+describe('the parity table in the package (issue 32)', { skip: NO_NPM }, () => {
+  it('packs docs/parity.md, which /docs links as a reference page', () => {
+    // A dry run lists what `npm pack` would put in the tarball, in a second, with no build.
+    const packed = JSON.parse(sh('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], ROOT)) as Array<{
+      files: Array<{ path: string }>;
+    }>;
+    assert.ok(packed[0]!.files.some((f) => f.path === 'docs/parity.md'));
+    assert.ok(DOC_PAGES.includes('parity'), 'served at /docs/parity and listed on /docs');
+  });
+});
 
 describe('the npm package', { skip: NO_NPM }, () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
