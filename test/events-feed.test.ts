@@ -74,6 +74,27 @@ for (const dialect of DIALECTS) {
       assert.ok(events.every((e) => e.idUser === seller.user.idUser));
     });
 
+    it('tells the seller of a reservation of the last copies even when the checkout sold them out first', async () => {
+      // The checkout deletes a sold-out article before the outbox row of its reservation is derived.
+      const lastSeller = await createTrader(server, { name: 'lastcopyseller' });
+      const lastBuyer = await createTrader(server, { name: 'lastcopybuyer', balanceCents: 1_000 });
+      const last = await offer(server, lastSeller.user, { price: 400, count: 1 });
+      const [order] = await buy(lastBuyer.api, [[last.idArticle, 1]]);
+      await server.services.events.deliverPending();
+      const res = await lastSeller.api.get('/events', { json: true });
+      assert.equal(res.status, 200, res.text);
+      const events = res.json.event as Array<Record<string, any>>;
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['article.reserved', 'order.stateChanged', 'article.sold'],
+      );
+      assert.equal(events[0]!.data.count, 1);
+      assert.equal(events[0]!.data.article.idArticle, last.idArticle);
+      assert.equal(events[0]!.data.article.price, 4);
+      assert.equal(events[0]!.data.article.count, 0);
+      assert.equal(events[2]!.data.idOrder, order!.idOrder);
+    });
+
     it('answers the same tree in XML, money with two decimals', async () => {
       const res = await buyer.api.get('/events');
       assert.equal(res.status, 200);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { loadArticleViews } from '../store/articles.js';
+import { loadArticleViews, loadSoldArticleView } from '../store/articles.js';
 import type { Executor, Tx } from '../store/db.js';
 import { findExport } from '../store/exports.js';
 import type { Export, Message } from '../store/schema.js';
@@ -188,13 +188,16 @@ async function messageEvents(tx: Executor, seq: number): Promise<RaisedEvent[]> 
 }
 
 async function reservedEvents(tx: Executor, idArticle: number, count: number): Promise<RaisedEvent[]> {
+  // A checkout that sold the last copies deleted the article before this was derived: the seller
+  // still hears of the reservation, with the article as the order line keeps it.
   const [view] = await loadArticleViews(tx, [idArticle]);
-  if (!view) return [];
+  const reserved = view ?? (await loadSoldArticleView(tx, idArticle));
+  if (!reserved) return [];
   return [
     {
-      idUser: view.idUser,
+      idUser: reserved.idUser,
       type: EVENT_KINDS.articleReserved,
-      data: { count, article: mapArticle(view, { context: 'stock', inShoppingCart: true }) },
+      data: { count, article: mapArticle(reserved, { context: 'stock', inShoppingCart: true }) },
     },
   ];
 }

@@ -251,6 +251,46 @@ export async function loadArticleViews(db: Executor, idArticles: number[]): Prom
   return (await viewsByIds(db, idArticles)).rows.map((r) => articleViewOf(r));
 }
 
+/**
+ * An article as its newest order line sold it, for an article that is gone: a checkout deletes the
+ * articles it sold out, and an event about an earlier moment of that article (its reservation) is
+ * derived after it. Its count is 0: none left on offer.
+ */
+export async function loadSoldArticleView(db: Executor, idArticle: number): Promise<ArticleView | undefined> {
+  const row = await db
+    .selectFrom('orderArticles as a')
+    .innerJoin('orders as o', 'o.idOrder', 'a.idOrder')
+    .innerJoin('products as p', 'p.idProduct', 'a.idProduct')
+    .leftJoin('expansions as e', 'e.idExpansion', 'p.idExpansion')
+    .leftJoin('productNames as n', (join) =>
+      join.onRef('n.idProduct', '=', 'a.idProduct').onRef('n.idLanguage', '=', 'a.idLanguage'),
+    )
+    .select([
+      'a.idArticle',
+      'o.idSeller as idUser',
+      'a.idProduct',
+      'a.idLanguage',
+      'a.comments',
+      'a.price',
+      'a.condition',
+      'a.isFoil',
+      'a.isSigned',
+      'a.isAltered',
+      'a.isPlayset',
+      'a.isFirstEd',
+      'a.isReverseHolo',
+      'a.count',
+      'o.dateBought as createdAt',
+      'o.dateBought as lastEdited',
+    ])
+    .select(PRODUCT_FACT_COLUMNS)
+    .where('a.idArticle', '=', idArticle)
+    .orderBy('a.idOrder', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row === undefined ? undefined : { ...articleViewOf(row as unknown as FlatRow), count: 0 };
+}
+
 const viewsByIds = preparedBySize(
   (db: Executor, idArticles: number[]) =>
     articleViews(db).where('a.idArticle', 'in', idArticles).orderBy('a.idArticle').compile(),
