@@ -8,6 +8,7 @@ import { deleteFaults, insertFault, listFaults, takeFaultRemaining } from '../st
 import { findUserByUsername } from '../store/users.js';
 import type { Fault } from '../store/schema.js';
 import type { DomainContext } from './context.js';
+import { mulberry32 } from '../random.js';
 
 /**
  * Injected faults (sandbox): the failures client programs meet on the live service and must
@@ -430,18 +431,6 @@ export function pathPattern(path: string): RegExp {
     }
   }
   return new RegExp(`^${re}/?$`);
-}
-
-/** mulberry32: small, fast and good enough to spread hits; one sequence per fault. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export function faultRule(fault: Fault): FaultRule {

@@ -183,15 +183,7 @@ async function loadInMemory(ctx: SnapshotContext, name: string, shown: string): 
 }
 
 function refuseUnlessSnapshottable(ctx: SnapshotContext): string {
-  if (ctx.config.mode === 'production') {
-    throw new ApiError(403, 'Snapshots are a sandbox tool: production refuses them.');
-  }
-  if (ctx.database.dialect === 'postgres') {
-    throw new ApiError(
-      400,
-      'Snapshots work on SQLite only. On PostgreSQL, use its own tools: pg_dump and pg_restore, or CREATE DATABASE … TEMPLATE … while no server is connected.',
-    );
-  }
+  refuseUnlessSandbox(ctx);
   if (ctx.database.location === ':memory:') {
     throw new ApiError(
       400,

@@ -6,6 +6,7 @@ import { ApiError } from '../errors.js';
 import type { Product } from '../store/schema.js';
 import { loadProductInfos, type ProductInfo } from '../store/products.js';
 import type { Services } from '../services.js';
+import { mulberry32 } from '../random.js';
 
 /**
  * Card pictures (docs/using-the-website.md, "Card pictures"). The API's `image` field is a path
@@ -78,18 +79,6 @@ function clip(text: string, max: number): string {
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
 
-/** A small deterministic generator (mulberry32) seeded from the product's hash. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export interface FaceInput {
   idProduct: number;
   name: string;
@@ -102,7 +91,7 @@ export interface FaceInput {
 /** The card face of a product: an SVG of 244 × 340 (a card's proportions), the same bytes for the same input. */
 export function cardFace(f: FaceInput): string {
   const digest = createHash('sha256').update(`${f.idProduct}\n${f.name}\n${f.expansion}`).digest();
-  const random = generator(digest.readUInt32BE(0));
+  const random = mulberry32(digest.readUInt32BE(0));
   const hue = digest.readUInt16BE(4) % 360;
   const hue2 = (hue + 40 + (digest[6]! % 160)) % 360;
   const frame = rarityColour(f.rarity);
