@@ -87,9 +87,11 @@ export interface Config {
   /** Where password reset emails go out (nodemailer transport URL); unset: no email. */
   smtpUrl: string | undefined;
   mailFrom: string;
-  /** Where `cardbazaar snapshot` keeps snapshots; unset: `snapshots/` beside the SQLite file. */
   /** Operator card pictures (`IMAGE_DIR`), served under `/img/`. */
   imageDir: string | undefined;
+  /** Outside hosts whose `https://` card pictures the pages show (`IMAGE_HOSTS`). */
+  imageHosts: string[];
+  /** Where `cardbazaar snapshot` keeps snapshots; unset: `snapshots/` beside the SQLite file. */
   snapshotDir: string | undefined;
   /** The sandbox control API's bearer token (`/_cardbazaar/`); unset: derived from the server key. */
   controlToken: string | undefined;
@@ -153,6 +155,17 @@ function list(raw: string): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+}
+
+/** Host names, lowercased; an address with a scheme, port or path is refused so a typo fails at start. */
+function hostList(raw: string): string[] {
+  return list(raw).map((h) => {
+    const host = h.toLowerCase();
+    if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/.test(host)) {
+      throw new ConfigError(`expected host names like cards.example.org, got "${h}"`);
+    }
+    return host;
+  });
 }
 
 function date(raw: string): number {
@@ -619,6 +632,15 @@ export const SETTINGS = [
       "A folder of the operator's card pictures: the file at the path of a product's `image` after `./img/` (`items/1/LEA/1.jpg`) is served for it at `/img/…`; a product without one gets a drawn card face. Unset: every product gets its drawn face.",
     default: undefined,
     parse: optional,
+  }),
+  setting({
+    key: 'imageHosts',
+    env: 'IMAGE_HOSTS',
+    flag: '--image-hosts',
+    description:
+      "Outside hosts the pages may show card pictures from, comma-separated (`cards.example.org`): a product whose `image` is an `https://` address on one of them (an imported catalog's) is shown from there, and the pages' Content-Security-Policy admits that host; any other outside address gets the drawn face. Unset: pictures come from this server only.",
+    default: '',
+    parse: hostList,
   }),
   setting({
     key: 'snapshotDir',

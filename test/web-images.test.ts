@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../src/config.js';
 import { cardFace, faceInput } from '../src/web/images.js';
 import { loadProductInfos } from '../src/store/products.js';
 import { createProduct, type ProductFixture } from './fixtures.js';
@@ -101,5 +102,62 @@ describe('card pictures', () => {
       assert.equal(refused.statusCode, 404, url);
       assert.doesNotMatch(String(refused.headers['content-type']), /^image\//, url);
     }
+  });
+});
+
+describe('card pictures on an outside host (IMAGE_HOSTS)', () => {
+  let server: TestServer;
+  let admitted: ProductFixture;
+  let elsewhere: ProductFixture;
+
+  before(async () => {
+    server = await startTestServer({ config: { imageHosts: ['cards.example.org'] } });
+    admitted = await createProduct(server, { enName: 'Admitted Picture' });
+    elsewhere = await createProduct(server, { enName: 'Elsewhere Picture' });
+    const db = server.services.database.db;
+    await db
+      .updateTable('products')
+      .set({ image: 'https://cards.example.org/lea/admitted.jpg' })
+      .where('idProduct', '=', admitted.idProduct)
+      .execute();
+    await db
+      .updateTable('products')
+      .set({ image: 'https://pictures.example.net/elsewhere.jpg' })
+      .where('idProduct', '=', elsewhere.idProduct)
+      .execute();
+  });
+  after(() => server.close());
+
+  it("shows an admitted host's picture from there, and admits that host in the page's img-src", async () => {
+    const page = await server.app.inject({ method: 'GET', url: `/products/${admitted.idProduct}` });
+    assert.equal(page.statusCode, 200, page.body.slice(0, 300));
+    assert.match(
+      page.body,
+      /<img class="large" src="https:\/\/cards\.example\.org\/lea\/admitted\.jpg" alt="Admitted Picture"/,
+    );
+    const csp = String(page.headers['content-security-policy']);
+    assert.match(csp, /img-src 'self' data: https:\/\/cards\.example\.org;/);
+  });
+
+  it('draws its own face for a picture on any other host, which the policy does not admit', async () => {
+    const page = await server.app.inject({ method: 'GET', url: `/products/${elsewhere.idProduct}` });
+    assert.equal(page.statusCode, 200);
+    assert.doesNotMatch(page.body, /pictures\.example\.net/);
+    assert.match(
+      page.body,
+      new RegExp(
+        `<img class="large" src="/img/items/${elsewhere.idGame}/[^"]+/${elsewhere.idProduct}\\.jpg"`,
+      ),
+    );
+    assert.doesNotMatch(String(page.headers['content-security-policy']), /pictures\.example\.net/);
+  });
+
+  it('reads the setting as host names, and refuses an address at start', () => {
+    assert.deepEqual(loadConfig({ IMAGE_HOSTS: 'Cards.Example.org, img.example.net' }).imageHosts, [
+      'cards.example.org',
+      'img.example.net',
+    ]);
+    assert.deepEqual(loadConfig({}).imageHosts, []);
+    assert.throws(() => loadConfig({ IMAGE_HOSTS: 'https://cards.example.org/' }), /host names/);
   });
 });

@@ -52,7 +52,7 @@ export function authorizePages(app: FastifyInstance, services: Services): void {
     const found = await thirdPartyApp(appToken);
     const owner = await publicUser(services, String(found.idUser));
     const callback = new URL(found.callbackUrl!);
-    reply.header('Content-Security-Policy', contentSecurityPolicy(callback.origin));
+    reply.header('Content-Security-Policy', contentSecurityPolicy(callback.origin, reply.server.imageHosts));
     return render(request, reply, 'authorize', {
       title: 'consent.title',
       titleParams: { app: found.name },

@@ -16,7 +16,7 @@ export function pageHeaders(reply: FastifyReply): void {
     reply.removeHeader(name);
   }
   reply.headers({
-    'Content-Security-Policy': contentSecurityPolicy(),
+    'Content-Security-Policy': contentSecurityPolicy(undefined, reply.server.imageHosts),
     'X-Frame-Options': 'DENY',
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'same-origin',
@@ -29,7 +29,9 @@ export function pageHeaders(reply: FastifyReply): void {
  * form ends in a redirect elsewhere (the consent page, to the app's callback) names that origin:
  * browsers hold a form's redirect to `form-action` too.
  */
-export function contentSecurityPolicy(formActionOrigin?: string): string {
+export function contentSecurityPolicy(formActionOrigin?: string, imageHosts: readonly string[] = []): string {
   const formAction = formActionOrigin ? `'self' ${formActionOrigin}` : "'self'";
-  return `default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action ${formAction}`;
+  // The card pictures of the outside hosts the operator admitted (IMAGE_HOSTS), https only.
+  const images = imageHosts.map((h) => ` https://${h}`).join('');
+  return `default-src 'self'; img-src 'self' data:${images}; frame-ancestors 'none'; base-uri 'none'; form-action ${formAction}`;
 }

@@ -40,6 +40,22 @@ export function imagePath(
   return `${IMAGE_PREFIX}items/${product.idGame}/${encodeURIComponent(abbreviation || 'x')}/${product.idProduct}.jpg`;
 }
 
+/**
+ * A product's picture on an outside host the operator admitted (`IMAGE_HOSTS`): its `image` when
+ * that is an `https://` address on one of them, else undefined (the picture is ours).
+ */
+export function outsideImage(image: string, hosts: readonly string[]): string | undefined {
+  if (hosts.length === 0 || !image.startsWith('https://')) return undefined;
+  let url: URL;
+  try {
+    url = new URL(image);
+  } catch {
+    return undefined;
+  }
+  if (url.username || url.password || url.port || !hosts.includes(url.hostname)) return undefined;
+  return url.href;
+}
+
 /** The product id an image path names: its file name's number (`…/123.jpg`). */
 function idOfImagePath(path: string): number | undefined {
   const m = /\/(\d{1,10})\.(?:jpe?g|png|webp|gif|svg)$/i.exec(path);

@@ -51,6 +51,7 @@ export async function websitePlugin(
   if (pageMethods) app.addHook('onRoute', (route) => pageMethods.add(route.method, route.url));
   const options = cookieOptions(services.config);
   app.decorate('webCookieOptions', options);
+  app.decorate('imageHosts', services.config.imageHosts);
   app.decorateRequest('user', undefined);
   app.decorateRequest('sessionId', undefined);
   app.decorateRequest('unreadMessages', 0);

@@ -7,7 +7,7 @@ import { isoCountryCode } from '../domain/countries.js';
 import { utf8Bytes } from '../http/utf8.js';
 import type { Key, Lang, Params, Translator } from './i18n/index.js';
 import { takeFlash } from './forms.js';
-import { imagePath } from './images.js';
+import { imagePath, outsideImage } from './images.js';
 
 /**
  * Pages are Eta templates (`src/web/views/*.eta`): Eta escapes every `<%= %>` output, so a username
@@ -67,6 +67,13 @@ export interface PageContext {
   picture(product: PictureOf, alt: string, size?: 'thumb' | 'large'): string;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** `IMAGE_HOSTS`: outside hosts the pages show card pictures from (absent outside the website). */
+    imageHosts?: readonly string[];
+  }
+}
+
 /** What a picture needs of a product (a catalog `Product` or an article's `ProductFacts`). */
 export interface PictureOf {
   idProduct: number;
@@ -78,9 +85,16 @@ export interface PictureOf {
 /** Card proportions (63 × 88 mm): a 40 px thumbnail, a 220 px picture on the product page. */
 const PICTURE_SIZES = { thumb: [40, 56], large: [220, 307] } as const;
 
-export function picture(product: PictureOf, alt: string, size: 'thumb' | 'large' = 'thumb'): string {
+export function picture(
+  product: PictureOf,
+  alt: string,
+  size: 'thumb' | 'large' = 'thumb',
+  imageHosts: readonly string[] = [],
+): string {
   const [width, height] = PICTURE_SIZES[size];
-  const src = escapeHtml(imagePath(product, product.expansionAbbreviation ?? undefined));
+  const src = escapeHtml(
+    outsideImage(product.image, imageHosts) ?? imagePath(product, product.expansionAbbreviation ?? undefined),
+  );
   const lazy = size === 'thumb' ? ' loading="lazy"' : '';
   return `<img class="${size}" src="${src}" alt="${escapeHtml(alt)}" width="${width}" height="${height}"${lazy}>`;
 }
@@ -145,7 +159,7 @@ export function render(
     dateTime: (ms) => formatDateTime(ms, lang),
     date: (ms) => formatDate(ms, lang),
     country: (code) => (code ? countryName(code, lang) : ''),
-    picture,
+    picture: (product, alt, size) => picture(product, alt, size, request.server.imageHosts),
   };
   const html = eta.render(`./${view}`, { ...model, page });
   // Bytes, not the text: Fastify would measure a text's UTF-8 length, then encode it again.
