@@ -164,6 +164,33 @@ for (const dialect of DIALECTS) {
       assert.equal(found.json.product[0].idProduct, 3003);
     });
 
+    it("takes a product's picture where a record names one (an extension), and keeps it where none is named", async () => {
+      const pictured = structuredClone(SINGLES);
+      (pictured.products[0] as Record<string, unknown>).image = 'https://cards.example.org/deed.jpg';
+      (pictured.products[1] as Record<string, unknown>).image = './img/items/1/APC/3002.jpg';
+      await importCatalogFiles(server.services, [file('products_singles_1.json', pictured)]);
+      const image = async (id: number) =>
+        (await api.get(`/products/${id}`, { json: true })).json.product.image;
+      assert.equal(await image(3001), 'https://cards.example.org/deed.jpg');
+      assert.equal(await image(3002), './img/items/1/APC/3002.jpg');
+      // The file without pictures (Cardmarket's own) leaves them as they are.
+      await importCatalogFiles(server.services, [file('products_singles_1.json', SINGLES)]);
+      assert.equal(await image(3001), 'https://cards.example.org/deed.jpg');
+      for (const bad of [
+        'http://cards.example.org/deed.jpg',
+        'javascript:alert(1)',
+        './img/../../etc/passwd',
+      ]) {
+        const refusedPicture = structuredClone(SINGLES);
+        (refusedPicture.products[0] as Record<string, unknown>).image = bad;
+        await refused(
+          [file('products_singles_1.json', refusedPicture)],
+          /"image" must be an https:\/\/ address/,
+        );
+      }
+      assert.equal(await image(3001), 'https://cards.example.org/deed.jpg');
+    });
+
     it('imports a price guide file; unknown products are skipped, imported values stand in', async () => {
       const [summary] = await importCatalogFiles(server.services, [file('price_guide_1.json', GUIDE)]);
       assert.deepEqual(summary, { file: 'price_guide_1.json', kind: 'priceGuides', records: 2, skipped: 1 });

@@ -16,6 +16,8 @@ export interface ProductRecord {
   idExpansion: number | null;
   idMetacard: number | null;
   dateAdded: number | null;
+  /** The product's picture (an extension: Cardmarket's files carry none); null keeps what the catalog has. */
+  image: string | null;
 }
 
 /** Price guide values in cents; null where the file gives none. */
@@ -37,6 +39,33 @@ function name(value: unknown, field: string): string {
     throw new RecordError(`"${field}" must be a non-empty text (got ${JSON.stringify(value ?? null)})`);
   }
   return value.trim();
+}
+
+/**
+ * A picture: an `https://` address (shown from there when its host is in IMAGE_HOSTS) or a path
+ * under `./img/` (served by this server, from IMAGE_DIR or drawn).
+ */
+function imageOf(value: unknown): string | null {
+  if (value === null || value === undefined || value === '') return null;
+  const ok =
+    typeof value === 'string' &&
+    value.length <= 500 &&
+    (/^\.?\/img\/[\w./-]+$/.test(value) ? !value.includes('..') : isHttpsUrl(value));
+  if (!ok) {
+    throw new RecordError(
+      `"image" must be an https:// address or a path under ./img/, at most 500 characters (got ${JSON.stringify(value)})`,
+    );
+  }
+  return value;
+}
+
+function isHttpsUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' && url.href === value;
+  } catch {
+    return false;
+  }
 }
 
 /** `2007-01-01 00:00:00` (or an ISO date), read in the marketplace's time zone. */
@@ -77,6 +106,7 @@ export function productRecord(value: unknown): ProductRecord {
     idExpansion: id(v.idExpansion, 'idExpansion', true),
     idMetacard: id(v.idMetacard, 'idMetacard', true),
     dateAdded: parseDateAdded(v.dateAdded),
+    image: imageOf(v.image),
   };
 }
 
@@ -121,5 +151,6 @@ export function csvProductRecord(fields: string[]): ProductRecord {
     idExpansion: id(idExpansion, 'Expansion ID', true),
     idMetacard: id(idMetacard, 'Metacard ID', true),
     dateAdded: parseDateAdded(dateAdded, 'Date Added'),
+    image: null,
   };
 }

@@ -82,6 +82,12 @@ export async function upsertProducts(db: Executor, idGame: number, records: Prod
     ]),
     { onConflict: { key: ['idProduct'], update: [...updated] } },
   );
+  // Pictures only where a record names one: a file without them keeps what the catalog has.
+  for (const r of records) {
+    if (r.image !== null) {
+      await db.updateTable('products').set({ image: r.image }).where('idProduct', '=', r.idProduct).execute();
+    }
+  }
   await insertMany(
     db,
     'productNames',
