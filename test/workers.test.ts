@@ -232,9 +232,15 @@ describe('serve --workers 2', () => {
         await until('every delivery', () => (hook.received.length >= MESSAGES ? true : undefined));
         // Several delivery passes of both workers later, nothing more arrived.
         await new Promise((r) => setTimeout(r, 2500));
+        // Every event once. The demo data's two messages to this user may be among them: their public
+        // events are sometimes derived only after the endpoint was made (seen in about half the runs).
         const events = hook.received.map((r) => r.json.idEvent as number);
-        assert.equal(events.length, MESSAGES, 'one delivery per event');
-        assert.equal(new Set(events).size, MESSAGES);
+        assert.equal(new Set(events).size, events.length, 'one delivery per event');
+        const texts = hook.received
+          .map((r) => r.json.data.message.text as string)
+          .filter((t) => /^Message \d+$/.test(t))
+          .sort();
+        assert.deepEqual(texts, Array.from({ length: MESSAGES }, (_, i) => `Message ${i}`).sort());
 
         // Trading through both workers: copies and money conserved.
         const article = await database.db
