@@ -5,7 +5,7 @@ import { describeApps, type IssuedApp } from '../src/auth/apps.js';
 import type { ClientCredentials } from '../src/auth/client.js';
 import { testConfig } from '../src/config.js';
 import { seedDemo } from '../src/seed/index.js';
-import { createServices, type Services } from '../src/services.js';
+import { createServices, type ServiceOverrides, type Services } from '../src/services.js';
 import { insertExpansion, insertGame, insertProduct } from '../src/store/catalog.js';
 import type { Executor } from '../src/store/db.js';
 import { migrations } from '../src/store/migrations/index.js';
@@ -31,6 +31,7 @@ const CACHE_DIR = join(import.meta.dirname, '.cache');
 export async function cachedDatabase(
   name: string,
   build: (services: Services) => Promise<void>,
+  overrides: ServiceOverrides = {},
 ): Promise<string> {
   const file = join(CACHE_DIR, `${name}.sqlite`);
   if (existsSync(file) && knownMigrations(file)) return file;
@@ -41,6 +42,7 @@ export async function cachedDatabase(
   const started = performance.now();
   const services = await createServices(
     testConfig({ databaseUrl: building, secretKey: BENCH_SECRET_KEY, logLevel: 'warn' }),
+    overrides,
   );
   try {
     await build(services);

@@ -168,6 +168,8 @@ interface LoadResult {
   errors: number;
   /** Status → answers (cardbazaar's rounds). */
   statuses: Record<string, number>;
+  /** Latency of an answer as the generator saw it, in ms: mean, median and 99th percentile. */
+  latency?: { mean: number; p50: number; p99: number };
   /** More requests were sent than were signed: some nonces went twice, the round is void. */
   wrapped: boolean;
 }
@@ -222,6 +224,7 @@ async function load(
         // articles queue behind each other on a busy machine) as socket errors.
         '--timeout',
         '10s',
+        '--latency',
         `-d${duration}s`,
         '-s',
         'bench/wrk.lua',
@@ -246,12 +249,23 @@ async function load(
       statuses[status!] = Number(n);
     }
     const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+    const ms = (text: string | undefined) => {
+      const m = /^([\d.]+)(us|ms|s|m)$/.exec(text ?? '');
+      if (!m) return NaN;
+      return Number(m[1]) * { us: 0.001, ms: 1, s: 1000, m: 60_000 }[m[2] as 'us' | 'ms' | 's' | 'm'];
+    };
+    const latency = {
+      mean: ms(/Latency\s+(\S+)/.exec(out)?.[1]),
+      p50: ms(/^\s+50%\s+(\S+)/m.exec(out)?.[1]),
+      p99: ms(/^\s+99%\s+(\S+)/m.exec(out)?.[1]),
+    };
     return {
       rps,
       requests,
       non2xx,
       errors,
       statuses,
+      latency: Number.isNaN(latency.mean) ? undefined : latency,
       wrapped: Number(sent?.[1] ?? 0) > Number(sent?.[2] ?? 0),
     };
   }
@@ -288,6 +302,7 @@ async function load(
     non2xx: result.non2xx,
     errors: result.errors,
     statuses,
+    latency: { mean: result.latency.average, p50: result.latency.p50, p99: result.latency.p99 },
     wrapped: k > requests.length,
   };
 }
@@ -431,12 +446,39 @@ async function runScenario(scenario: Scenario, index: number, capacity: number):
       LIMITS_CONCURRENT_GROUPS: '',
       ...scenario.env,
     };
+    const background = scenario.background;
+    const before = await background?.progress(databaseUrl);
     const ours = await start(
-      pin(1, [process.execPath, ...serverNodeArgs, 'bin/cardbazaar.js', 'serve']),
+      pin(1, [
+        process.execPath,
+        ...serverNodeArgs,
+        'bin/cardbazaar.js',
+        'serve',
+        ...(scenario.serverArgs ?? []),
+      ]),
       env,
       (l) => l.includes('listening on'),
     );
     children.push(ours);
+    if (background && before) {
+      // Measured only once the work beside the requests is under way (a market sets its traders
+      // up first), or the first rounds would measure an idle server.
+      const waitStarted = performance.now();
+      for (;;) {
+        const now = await background.progress(databaseUrl);
+        if (now.count > before.count) {
+          console.log(
+            `   (beside the requests: ${now.note}; it started moving ${((performance.now() - waitStarted) / 1000).toFixed(1)} s after the server)`,
+          );
+          break;
+        }
+        if (performance.now() - waitStarted > 300_000)
+          throw new Error(
+            `${scenario.name}: the work beside the requests did not start within 300 s (${now.note})`,
+          );
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
 
     // One real request: it must be the expected answer, and its bytes are what the baseline sends.
     const sample = scenario.request(state, -1);
@@ -516,6 +558,8 @@ async function runScenario(scenario: Scenario, index: number, capacity: number):
     const oursRates: number[] = [];
     const cpuRatios: number[] = [];
     const oursCpu: number[] = [];
+    const latencies: Array<{ mean: number; p50: number; p99: number }> = [];
+    const progressBefore = await background?.progress(databaseUrl);
     for (let r = 1; r <= rounds; r++) {
       const o = await loadOurs(seconds);
       const bare = await loadBare(seconds);
@@ -530,6 +574,7 @@ async function runScenario(scenario: Scenario, index: number, capacity: number):
       const ratio = o.rps / bare.rps;
       ratios.push(ratio);
       oursRates.push(o.rps);
+      if (o.latency) latencies.push(o.latency);
       const cpuRatio =
         o.cpuPerRequest && bare.cpuPerRequest ? bare.cpuPerRequest / o.cpuPerRequest : undefined;
       if (cpuRatio !== undefined) {
@@ -548,9 +593,28 @@ async function runScenario(scenario: Scenario, index: number, capacity: number):
           (cpuRatio !== undefined
             ? `; CPU ${thousands(o.cpuPerRequest!)} µs/answer (node:http ${thousands(bare.cpuPerRequest!)}), CPU ratio ${cpuRatio.toFixed(3)}`
             : '') +
+          (o.latency
+            ? `; latency ${o.latency.mean.toFixed(2)} ms mean, ${o.latency.p50.toFixed(2)} median, ${o.latency.p99.toFixed(2)} p99`
+            : '') +
           (low
             ? `  ⚠ baseline below ${CAPACITY_WARNING} × ${thousands(reference)} req/s: the core was busy, this ratio flatters`
             : ''),
+      );
+    }
+    if (background && progressBefore) {
+      const after = await background.progress(databaseUrl);
+      const moved = after.count - progressBefore.count;
+      console.log(
+        `   beside the requests over the rounds: ${moved.toLocaleString('en')} more (${after.note})`,
+      );
+      if (moved === 0) warnings.push('the work beside the requests stood still over the rounds');
+    }
+    if (latencies.length > 0) {
+      const pick = (k: 'mean' | 'p50' | 'p99') => latencies.map((l) => l[k]);
+      console.log(
+        `   LATENCY ${scenario.name}: mean ${median(pick('mean')).toFixed(2)} ms (${range(pick('mean'), 2)}), ` +
+          `median ${median(pick('p50')).toFixed(2)} ms (${range(pick('p50'), 2)}), p99 ${median(pick('p99')).toFixed(2)} ms (${range(pick('p99'), 2)}), ` +
+          `${connections} connections, ${dialect}`,
       );
     }
     // The headline: the CPU ratio, which another process on the machine moves far less than the

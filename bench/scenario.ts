@@ -45,6 +45,14 @@ export interface Scenario<T = unknown> {
   expectStatus: number | readonly number[];
   /** Extra environment for the server under test (e.g. a setting switched off for comparison). */
   env?: Record<string, string>;
+  /** Extra arguments of `cardbazaar serve` (e.g. `--market FILE --speed 60`). */
+  serverArgs?: string[];
+  /**
+   * Work the server does beside the requests (a living market): the harness waits until it moves
+   * before the warm-up, and prints how far it moved over the rounds; a run where it stood still is
+   * flagged, as it measured an idle server.
+   */
+  background?: Background;
   /**
    * A generous upper bound of cardbazaar's requests per second here (default 20,000): how many
    * signed requests to prepare before measuring. Scenarios with large bodies set it low, or the
@@ -65,4 +73,9 @@ export interface Scenario<T = unknown> {
    * to the baseline's round cannot flatter the result.
    */
   afterRound?(state: T): Promise<{ note: string; settleMs: number }>;
+}
+
+export interface Background {
+  /** How much of that work is done so far, read from the server's database. */
+  progress(databaseUrl: string): Promise<{ count: number; note: string }>;
 }

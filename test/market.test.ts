@@ -235,6 +235,13 @@ for (const dialect of DIALECTS) {
 describe('market scenarios', () => {
   it('the shipped scenarios load', () => {
     for (const name of ['calm', 'spike', 'sellout']) assert.equal(loadScenario(name).name, name);
+    // The benchmark's market (bench/scenarios/market.ts): a file beside them, not a named scenario.
+    const crowd = loadScenario('scenarios/market/crowd.json');
+    assert.equal(
+      crowd.traders.reduce((n, t) => n + t.count, 0),
+      1000,
+    );
+    assert.equal(crowd.stepsPerDay, 1440);
   });
 
   it('errors name the field at fault', () => {
@@ -252,6 +259,7 @@ describe('market scenarios', () => {
       ],
       [{ traders: [] }, /traders: must be a non-empty list/],
       [{ ...base, stepsPerDay: 1.5 }, /stepsPerDay: must be a whole number/],
+      [{ ...base, stepsPerDay: 2880 }, /stepsPerDay: must be from 1 to 1440/],
     ];
     for (const [raw, message] of cases) assert.throws(() => validateScenario(raw, 'test'), message);
     assert.throws(() => parseScenario('traders: [', 'broken', '.yaml'), ScenarioError);

@@ -26,11 +26,17 @@ const LARGE_SCALE = sizeFromEnv('BENCH_CATALOG_LARGE_SCALE', 20);
 
 /** The prepared demo marketplace for `scale`, built once (seedDemo writes with multi-row inserts). */
 export function preparedCatalog(scale: number): Promise<string> {
-  return cachedDatabase(`${GENERATOR_VERSION}-scale${scale}`, async (services) => {
-    await seedDemo(services, { scale, progress: progressBar(process.stdout) });
-    await addHotProduct(services);
-  });
+  return cachedDatabase(catalogKey(scale), (services) => buildCatalog(services, scale));
 }
+
+/** What `preparedCatalog` builds, for a cache that starts from it (the market's). */
+export async function buildCatalog(services: Services, scale: number): Promise<void> {
+  await seedDemo(services, { scale, progress: progressBar(process.stdout) });
+  await addHotProduct(services);
+}
+
+/** The key of a cache built on `preparedCatalog(scale)`: rebuilt when the catalog's generator changes. */
+export const catalogKey = (scale: number) => `${GENERATOR_VERSION}-scale${scale}`;
 
 /** A product with exactly HOT_OFFERS offers from the demo sellers, the same in every database. */
 async function addHotProduct(services: Services): Promise<void> {

@@ -8,6 +8,12 @@ import { checkoutWebhooksScenario } from './checkout-webhooks.js';
 import { offersLargeScenario, offersSmallScenario, productSearchScenario } from './catalog.js';
 import { productApiPageScenario, productHtmlPageScenario } from './product-page.js';
 import { controlClockScenario, controlFaultScenario } from './control.js';
+import {
+  accountIdleMarketScenario,
+  accountLiveMarketScenario,
+  offersIdleMarketScenario,
+  offersLiveMarketScenario,
+} from './market.js';
 
 /** Every benchmark scenario, in the order `npm run bench` runs them. */
 export const scenarios: Scenario<never>[] = [
@@ -29,4 +35,9 @@ export const scenarios: Scenario<never>[] = [
   productHtmlPageScenario as Scenario<never>,
   controlClockScenario as Scenario<never>,
   controlFaultScenario as Scenario<never>,
+  // Idle and market alternate, so the two halves of each pair run close together.
+  accountIdleMarketScenario as Scenario<never>,
+  accountLiveMarketScenario as Scenario<never>,
+  offersIdleMarketScenario as Scenario<never>,
+  offersLiveMarketScenario as Scenario<never>,
 ];

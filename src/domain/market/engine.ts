@@ -941,6 +941,7 @@ export class Market {
 
     let stopped = false;
     for (this.day = 0; this.day < days && !stopped; this.day++) {
+      const dayActions: LoggedAction[] = [];
       for (let s = 0; s < this.scenario.stepsPerDay; s++) {
         if (options.control) {
           let c = await options.control();
@@ -964,6 +965,9 @@ export class Market {
         // The outbox is delivered at the end of each step, in this process, so what the handlers
         // do (price guides, user events, want alerts) happens at the same point of every run.
         await this.ctx.events.deliverPending();
+        // The log is written at every step, not only at the day's end: a server's market at
+        // --speed 60 makes a marketplace day last 24 minutes, and `market log --follow` shows it live.
+        dayActions.push(...(await this.flush()));
         if (options.pace) await options.pace(stepMs);
       }
       if (stopped) break;
@@ -973,8 +977,8 @@ export class Market {
       await refreshPriceGuide(this.ctx);
       await this.ctx.events.deliverPending();
       await this.saveValues();
-      const actions = await this.flush();
-      options.onDay?.(this.day + 1, actions);
+      dayActions.push(...(await this.flush()));
+      options.onDay?.(this.day + 1, dayActions);
       // The status is the CLI's to change meanwhile (`market pause`): keep what it says now.
       const current = await readMarketState(this.ctx);
       await writeMarketState(this.ctx, {

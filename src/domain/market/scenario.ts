@@ -155,7 +155,9 @@ export function validateScenario(raw: unknown, source: string): Scenario {
 
   const stepsPerDay = num(source, 'stepsPerDay', raw.stepsPerDay, {
     min: 1,
-    max: 96,
+    // A step a marketplace minute: at --speed 60 a step a real second, a market that acts
+    // continuously beside the requests rather than in bursts.
+    max: 1440,
     integer: true,
     fallback: 4,
   });
