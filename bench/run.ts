@@ -13,7 +13,10 @@
  *
  * Options: --only <substring> (scenarios whose name contains it), --rounds N (5), --seconds S (4),
  * --connections C (50), --warmup S (2), --dialect sqlite|postgres (sqlite; postgres runs on a fresh
- * schema of TEST_POSTGRES_URL), --generator wrk|autocannon (wrk where installed). BENCH_PORT_BASE
+ * schema of TEST_POSTGRES_URL), --generator wrk|autocannon (wrk where installed). A scenario may
+ * start its server with extra arguments (`serverArgs`: the living market's `--market … --speed 60`)
+ * and name work the server does beside the requests (`background`), whose progress is printed
+ * before and after the rounds. BENCH_PORT_BASE
  * moves the ports (default 18080 and up); BENCH_SERVER_NODE_ARGS adds node flags to cardbazaar's
  * process only (`--cpu-prof` to profile it). Sizes: BENCH_ORDERS_SMALL, BENCH_ORDERS_LARGE,
  * BENCH_CATALOG_SMALL_SCALE, BENCH_CATALOG_LARGE_SCALE, BENCH_STOCK_ARTICLES.
@@ -68,6 +71,13 @@ Environment: BENCH_PORT_BASE (18080), BENCH_SERVER_NODE_ARGS (node flags for car
 --cpu-prof), BENCH_ORDERS_SMALL, BENCH_ORDERS_LARGE, BENCH_CATALOG_SMALL_SCALE, BENCH_CATALOG_LARGE_SCALE,
 BENCH_STOCK_ARTICLES (sizes), TEST_POSTGRES_URL (for --dialect postgres).
 The whole table of docs/performance.md's "Measured" section: npm run bench:all (SQLite, then PostgreSQL).
+
+Every round prints the latency the generator saw (mean, median, p99) and each scenario a LATENCY line.
+The living market (issue 34): --only "beside a market" runs GET /account and the product offers API page
+on one database with 1,000 traders (scenarios/market/crowd.json, prepared once into bench/.cache), each
+idle and with the server started as serve --market crowd.json --speed 60; the market's action count is
+printed before and after the rounds (⚠ when it stood still). Compare each pair's LATENCY lines (bar:
+within 15 %); the market's own CPU is in the same process, so its CPU per answer includes market work.
 
 Scenarios (--only matches part of a name):
 ${scenarios.map((s) => `  ${s.name} — ${s.description}`).join('\n')}`);
