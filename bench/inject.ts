@@ -11,6 +11,8 @@
  * --concurrency N (50 requests in flight, as the load generator's connections; sequential scenarios
  * such as the checkout send their own number one at a time after 3 of warm-up),
  * --callgrind (switches callgrind's instrumentation on for the measured requests only),
+ * --callgrind-background (with --callgrind: for the outbox passes after each round too, the work a
+ * write leaves, which `npm run bench` counts in the server's CPU per answer),
  * --profile <dir> (a V8 CPU profile of the measured requests only, one file per scenario, for
  * `node bench/profile.mjs`: preparing the database stays out of it),
  * --dialect sqlite|postgres (sqlite; postgres runs on a fresh schema of TEST_POSTGRES_URL, filled as
@@ -49,6 +51,7 @@ const { values: opts } = parseArgs({
     warmup: { type: 'string', default: '500' },
     concurrency: { type: 'string', default: '50' },
     callgrind: { type: 'boolean', default: false },
+    'callgrind-background': { type: 'boolean', default: false },
     profile: { type: 'string' },
     dialect: { type: 'string', default: 'sqlite' },
     queries: { type: 'boolean', default: false },
@@ -243,7 +246,9 @@ async function run(scenario: Scenario): Promise<void> {
         backend.push(backendDelta(backendBefore, backendAfter) / perRound);
       }
       const bgBefore = process.cpuUsage();
+      if (opts['callgrind-background']) callgrind('on');
       await drain();
+      if (opts['callgrind-background']) callgrind('off');
       const bgUsed = process.cpuUsage(bgBefore);
       background.push((bgUsed.user + bgUsed.system) / perRound);
       const backendDrained = dialect === 'postgres' ? await backendCpu(databaseUrl) : undefined;

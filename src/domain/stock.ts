@@ -11,7 +11,7 @@ import {
   type LockedArticle,
   lockedStockRows,
   lockSellerStock,
-  productRules,
+  productFactsOfListings,
   stockArticlesByIds,
   stockRowsWithPrices,
 } from '../store/stock.js';
@@ -103,6 +103,10 @@ class WorkingSet {
   private readonly facts = new Map<string, ProductFacts>();
   private nextPlaceholder = -1;
 
+  /** Product facts in a language, for the answer's articles of that product in that language. */
+  addFacts(facts: ProductFacts, idLanguage: number): void {
+    this.facts.set(`${facts.idProduct}:${idLanguage}`, facts);
+  }
   /** An article the request names, read under lock with its product's facts. */
   addNamed({ row, product, reserved }: LockedArticle): Entry {
     this.facts.set(factsKey(row), product);
@@ -446,16 +450,25 @@ export async function addArticles(
 ): Promise<BulkResult[]> {
   return stockWrite(ctx, idUser, items, async (tx, now) => {
     await assertMaySell(tx, idUser);
-    const idProducts = [...new Set(items.flatMap((i) => ('input' in i ? [i.input.idProduct] : [])))];
-    const products = await productRules(tx, idProducts);
+    // The products' facts in the articles' languages: the rules the articles are checked against,
+    // and what the answer shows of the articles this request creates (never read back).
+    const products = await productFactsOfListings(
+      tx,
+      items.flatMap((i): Array<[number, number]> =>
+        'input' in i ? [[i.input.idProduct, i.input.idLanguage ?? 1]] : [],
+      ),
+    );
     const candidates = items.flatMap((i): Array<[number, number]> =>
       'input' in i ? [[i.input.idProduct, i.input.price]] : [],
     );
     const set = loadWorkingSet([], await stockRowsWithPrices(tx, idUser, candidates));
+    for (const byLanguage of products.values()) {
+      for (const [idLanguage, facts] of byLanguage) set.addFacts(facts, idLanguage);
+    }
     const increased: number[] = [];
     const createdIds: number[] = [];
     const outcomes: Outcome[] = eachItem(items, (input, tried) => {
-      const product = products.get(input.idProduct);
+      const product = products.get(input.idProduct)?.values().next().value;
       if (!product)
         throw new ApiError(400, `Product ${input.idProduct} does not exist.`, {
           field: 'idProduct',

@@ -162,7 +162,7 @@ export async function offerIds(
 }
 
 // A product's offers with no filter, the page price bots read all day: prepared once. The page's
-// ids come from a walk of the `articles_offers` index (product, price, id, count, seller, foil),
+// ids come from a walk of the `articles_offers` index (product, price, id, count, seller, foil, condition),
 // which holds everything it checks but the seller's vacation flag (a lookup of the seller per
 // offer walked, most of the walk's cost), and its rows are then read by id in one statement. The
 // count then walks on from the page's last offer to the cap, not again from the first: the page

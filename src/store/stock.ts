@@ -148,28 +148,62 @@ const rowsWithPrices = preparedBySize(
   (idUser, pairs) => [...pairs.flat(), idUser],
 );
 
-/** Product facts a stock write checks an article against; absent ids do not exist. */
-export async function productRules(
+/**
+ * The facts of the products new articles name, in the languages they name (`ArticleView.product`,
+ * with the English name where the product has none in that language), by `idProduct` and then
+ * `idLanguage`; a product that does not exist is absent. A POST /stock checks its articles against
+ * these and answers with them, so it never reads its new articles back.
+ */
+export async function productFactsOfListings(
   db: Executor,
-  idProducts: number[],
-): Promise<Map<number, { idGame: number; isSingle: number }>> {
-  const out = new Map<number, { idGame: number; isSingle: number }>();
-  if (idProducts.length === 0) return out;
-  for (const r of (await productRows(db, idProducts)).rows) {
-    out.set(r.idProduct, { idGame: r.idGame, isSingle: r.isSingle });
+  pairs: Array<[idProduct: number, idLanguage: number]>,
+): Promise<Map<number, Map<number, ProductFacts>>> {
+  const out = new Map<number, Map<number, ProductFacts>>();
+  const unique = [...new Map(pairs.map((p) => [`${p[0]}:${p[1]}`, p])).values()];
+  if (unique.length === 0) return out;
+  for (const r of (await factsOfListings(db, unique)).rows) {
+    let byLanguage = out.get(r.idProduct);
+    if (byLanguage === undefined) out.set(r.idProduct, (byLanguage = new Map()));
+    byLanguage.set(r.idLanguage, {
+      idProduct: r.idProduct,
+      idGame: r.p_idGame,
+      enName: r.p_enName,
+      locName: r.p_locName,
+      image: r.p_image,
+      idExpansion: r.p_idExpansion,
+      expansionName: r.p_expansionName,
+      expansionAbbreviation: r.p_expansionAbbreviation,
+      expansionIcon: r.p_expansionIcon,
+      number: r.p_number,
+      rarity: r.p_rarity,
+      isSingle: r.p_isSingle,
+    });
   }
   return out;
 }
 
-const productRows = preparedBySize(
-  (db: Executor, idProducts: number[]) =>
-    db
-      .selectFrom('products')
-      .select(['idProduct', 'idGame', 'isSingle'])
-      .where('idProduct', 'in', idProducts)
-      .compile(),
-  (idProducts) => idProducts.length,
-  (idProducts) => idProducts,
+type ListingFactsRow = { idProduct: number; idLanguage: number } & {
+  [K in keyof ProductFacts as `p_${K}`]: ProductFacts[K];
+};
+
+const factsOfListings = preparedBySize(
+  (db: Executor, pairs: Array<[number, number]>) => {
+    const values = sql.join(pairs.map(([p, l]) => sql`(cast(${p} as integer), cast(${l} as integer))`));
+    return sql<ListingFactsRow>`select "p"."idProduct" as "idProduct", "v"."column2" as "idLanguage",
+      "p"."idGame" as "p_idGame", "p"."enName" as "p_enName",
+      coalesce("n"."name", "p"."enName") as "p_locName", "p"."image" as "p_image",
+      "p"."idExpansion" as "p_idExpansion", "e"."enName" as "p_expansionName",
+      "e"."abbreviation" as "p_expansionAbbreviation", "e"."icon" as "p_expansionIcon",
+      "p"."number" as "p_number", "p"."rarity" as "p_rarity", "p"."isSingle" as "p_isSingle"
+      from (values ${values}) as "v"
+      inner join "products" as "p" on "p"."idProduct" = "v"."column1"
+      left join "expansions" as "e" on "e"."idExpansion" = "p"."idExpansion"
+      left join "productNames" as "n" on "n"."idProduct" = "p"."idProduct" and "n"."idLanguage" = "v"."column2"`.compile(
+      db,
+    );
+  },
+  (pairs) => pairs.length,
+  (pairs) => pairs.flat(),
 );
 
 /** A seller's article as a bulk write reads it: the row, its product's facts and its copies in carts. */

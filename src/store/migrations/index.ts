@@ -22,6 +22,7 @@ import * as m0023 from './0023_message_pair_versions.js';
 import * as m0027 from './0027_request_log_signed_over.js';
 import * as m0030 from './0030_limit_counters.js';
 import * as m0033 from './0033_market.js';
+import * as m0036_1 from './0036_1_offer_condition.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from a folder so the same list works
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0032_1_fault_scopes': m0032_1,
   '0032_2_webhook_strict_order': m0032_2,
   '0033_market': m0033,
+  '0036_1_offer_condition': m0036_1,
 };
