@@ -127,6 +127,8 @@ class NamedRun {
     readonly text: string,
     private readonly values: unknown[],
     private shape: Shape | undefined,
+    /** A held-back `begin` goes first, in the same write, answered before the statement. */
+    private begin: boolean,
     private readonly learn: (fields: Field[]) => Shape,
   ) {
     if (shape) this.fields = shape.fields;
@@ -137,6 +139,11 @@ class NamedRun {
     if (!described) this.shape = undefined;
     connection.stream.cork?.();
     try {
+      if (this.begin) {
+        connection.parse({ text: 'begin', name: '' });
+        connection.bind({ statement: '', values: [], valueMapper: prepareValue });
+        connection.execute({ portal: '' });
+      }
       if (connection.parsedStatements[this.name] === undefined && connection.submittedNamedStatements[this.name] === undefined) {
         connection.parse({ text: this.text, name: this.name });
         connection.submittedNamedStatements[this.name] = this.text;
@@ -175,6 +182,10 @@ class NamedRun {
   }
 
   handleCommandComplete(message: { text: string }): void {
+    if (this.begin) {
+      this.begin = false;
+      return;
+    }
     const match = /^([A-Za-z]+)(?: (\d+))?(?: (\d+))?/.exec(message.text);
     if (!match) return;
     this.command = match[1] as string;
@@ -212,6 +223,15 @@ type Query = (text: unknown, values?: unknown, ...rest: unknown[]) => Promise<pg
 
 export class StatementNames {
   private readonly seenOnce = new Set<string>();
+  private readonly dropHeldBegin = new WeakMap<pg.PoolClient, () => void>();
+
+  /**
+   * A connection back in the pool holds no `begin` (Kysely always ends its transactions with a
+   * commit or rollback; should one not, the next borrower must not run inside it).
+   */
+  released(client: pg.PoolClient): void {
+    this.dropHeldBegin.get(client)?.();
+  }
 
   /** Makes `client` send the statements it sees again by name (once per new pool connection). */
   install(client: pg.PoolClient): void {
@@ -256,36 +276,71 @@ export class StatementNames {
       return name;
     };
 
+    // Kysely opens a transaction with a `begin` of its own round trip. It is held back instead and
+    // sent in the same write as the transaction's first statement when that one goes by name and
+    // is parsed already (one Sync for both: PostgreSQL answers the pair in one reply), else just
+    // before it; a transaction that sends nothing before its `commit` or `rollback` sends nothing.
+    // What is acknowledged is unchanged: every statement's and the commit's answer is still
+    // awaited, and the commit is still its own round trip.
+    let beginHeld = false;
+    this.dropHeldBegin.set(client, () => {
+      beginHeld = false;
+    });
+    const heldBegin = (command: string) =>
+      Promise.resolve({ command, rowCount: null, oid: null, fields: [], rows: [] } as unknown as pg.QueryResult);
+
     client.query = ((text: unknown, values?: unknown, ...rest: unknown[]) => {
+      if (beginHeld) {
+        if (isBare(text, values, rest) && (text === 'commit' || text === 'rollback')) {
+          beginHeld = false;
+          return heldBegin(text.toUpperCase());
+        }
+      } else if (isBare(text, values, rest) && text === 'begin' && internals.getTransactionStatus?.() === 'I') {
+        beginHeld = true;
+        return heldBegin('BEGIN');
+      }
       // Anything else passes through as it came, a callback included (pg's own `pool.query`, the
       // health check, calls `client.query(text, undefined, callback)`: dropped, it never answered).
-      if (
+      const name =
         rest.length > 0 ||
         typeof values === 'function' ||
         typeof text !== 'string' ||
         !Array.isArray(values) ||
         !NAMEABLE.test(text)
-      ) {
-        return send(text, values, ...rest);
-      }
-      const name = nameFor(text);
-      if (name === undefined) return send(text, values);
-      const outside = internals.getTransactionStatus?.() === 'I';
-      const run = new Promise<pg.QueryResult>((resolve, reject) => {
-        const named = new NamedRun(name, text, values, shapes.get(name), (fields) => {
-          const shape = shapeOf(fields, parserFor);
-          shapes.set(name, shape);
-          return shape;
+          ? undefined
+          : nameFor(text);
+      const held = beginHeld;
+      const withBegin =
+        held &&
+        name !== undefined &&
+        internals.connection?.parsedStatements?.[name] === text &&
+        shapes.has(name);
+      beginHeld = false;
+      const run = (): Promise<pg.QueryResult> => {
+        if (name === undefined) return send(text, values, ...rest);
+        const outside = !withBegin && internals.getTransactionStatus?.() === 'I';
+        const named = new Promise<pg.QueryResult>((resolve, reject) => {
+          const query = new NamedRun(name, text as string, values as unknown[], shapes.get(name), withBegin, (fields) => {
+            const shape = shapeOf(fields, parserFor);
+            shapes.set(name, shape);
+            return shape;
+          });
+          query.callback = (err, result) => (err ? reject(err) : resolve(result as pg.QueryResult));
+          send(query);
         });
-        named.callback = (err, result) => (err ? reject(err) : resolve(result as pg.QueryResult));
-        send(named);
-      });
-      return run.catch((err: unknown) => {
-        if (!isStalePlanError(err)) throw err;
-        if (names.get(text) === name) forget(text, name);
-        if (!outside) throw err;
-        return send(text, values);
-      });
+        return named.catch((err: unknown) => {
+          if (!isStalePlanError(err)) throw err;
+          if (names.get(text as string) === name) forget(text as string, name);
+          if (!outside) throw err;
+          return send(text, values);
+        });
+      };
+      return held && !withBegin ? send('begin', []).then(run) : run();
     }) as typeof client.query;
   }
+}
+
+/** A statement without parameters, sent as Kysely sends `begin`, `commit` and `rollback`. */
+function isBare(text: unknown, values: unknown, rest: unknown[]): text is string {
+  return typeof text === 'string' && rest.length === 0 && Array.isArray(values) && values.length === 0;
 }
