@@ -81,7 +81,10 @@ interface Shape {
 
 const IDENTIFIER_SAFE = (name: string) => name !== '__proto__';
 
-function shapeOf(fields: Field[], parserFor: (oid: number, format: string) => (text: string) => unknown): Shape {
+function shapeOf(
+  fields: Field[],
+  parserFor: (oid: number, format: string) => (text: string) => unknown,
+): Shape {
   const parsers = fields.map((f) => parserFor(f.dataTypeID, f.format || 'text'));
   let build: Shape['build'];
   if (fields.every((f) => f.format !== 'binary' && IDENTIFIER_SAFE(f.name))) {
@@ -97,7 +100,10 @@ function shapeOf(fields: Field[], parserFor: (oid: number, format: string) => (t
       for (const f of fields) row[f.name] = null;
       raw.forEach((v, i) => {
         const field = fields[i] as Field;
-        row[field.name] = v === null ? null : (p[i] as (t: unknown) => unknown)(field.format === 'binary' ? Buffer.from(v) : v);
+        row[field.name] =
+          v === null
+            ? null
+            : (p[i] as (t: unknown) => unknown)(field.format === 'binary' ? Buffer.from(v) : v);
       });
       return row;
     };
@@ -144,7 +150,10 @@ class NamedRun {
         connection.bind({ statement: '', values: [], valueMapper: prepareValue });
         connection.execute({ portal: '' });
       }
-      if (connection.parsedStatements[this.name] === undefined && connection.submittedNamedStatements[this.name] === undefined) {
+      if (
+        connection.parsedStatements[this.name] === undefined &&
+        connection.submittedNamedStatements[this.name] === undefined
+      ) {
         connection.parse({ text: this.text, name: this.name });
         connection.submittedNamedStatements[this.name] = this.text;
       }
@@ -287,7 +296,13 @@ export class StatementNames {
       beginHeld = false;
     });
     const heldBegin = (command: string) =>
-      Promise.resolve({ command, rowCount: null, oid: null, fields: [], rows: [] } as unknown as pg.QueryResult);
+      Promise.resolve({
+        command,
+        rowCount: null,
+        oid: null,
+        fields: [],
+        rows: [],
+      } as unknown as pg.QueryResult);
 
     client.query = ((text: unknown, values?: unknown, ...rest: unknown[]) => {
       if (beginHeld) {
@@ -295,7 +310,11 @@ export class StatementNames {
           beginHeld = false;
           return heldBegin(text.toUpperCase());
         }
-      } else if (isBare(text, values, rest) && text === 'begin' && internals.getTransactionStatus?.() === 'I') {
+      } else if (
+        isBare(text, values, rest) &&
+        text === 'begin' &&
+        internals.getTransactionStatus?.() === 'I'
+      ) {
         beginHeld = true;
         return heldBegin('BEGIN');
       }
@@ -320,11 +339,18 @@ export class StatementNames {
         if (name === undefined) return send(text, values, ...rest);
         const outside = !withBegin && internals.getTransactionStatus?.() === 'I';
         const named = new Promise<pg.QueryResult>((resolve, reject) => {
-          const query = new NamedRun(name, text as string, values as unknown[], shapes.get(name), withBegin, (fields) => {
-            const shape = shapeOf(fields, parserFor);
-            shapes.set(name, shape);
-            return shape;
-          });
+          const query = new NamedRun(
+            name,
+            text as string,
+            values as unknown[],
+            shapes.get(name),
+            withBegin,
+            (fields) => {
+              const shape = shapeOf(fields, parserFor);
+              shapes.set(name, shape);
+              return shape;
+            },
+          );
           query.callback = (err, result) => (err ? reject(err) : resolve(result as pg.QueryResult));
           send(query);
         });
