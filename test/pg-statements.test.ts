@@ -93,4 +93,45 @@ describeUnless(NO_POSTGRES, 'named statements on PostgreSQL', () => {
     );
     assert.deepEqual(inTx, [{ id: 1, v: 'one', w: 'x', z: 0 }]);
   });
+
+  it("holds a transaction's begin for its first statement and keeps it atomic", async () => {
+    await sql`create table u (id integer primary key, n integer not null)`.execute(database.db);
+    await sql`insert into u values (1, 0)`.execute(database.db);
+    const bump = (tx: Parameters<Parameters<Database['transaction']>[0]>[0]) =>
+      sql<{ n: number }>`update u set n = n + 1 where id = ${1} returning n`.execute(tx);
+    const value = async () =>
+      (await sql<{ n: number }>`select n from u where id = ${1}`.execute(database.db)).rows[0]?.n;
+    // Named and parsed on the pool's connections, so the begin goes out with it.
+    for (let i = 0; i < 12; i++) await database.transaction(async (tx) => bump(tx));
+    assert.equal(await value(), 12);
+    for (let i = 0; i < 6; i++) {
+      await assert.rejects(
+        database.transaction(async (tx) => {
+          const { rows } = await bump(tx);
+          assert.equal(rows[0]?.n, 13);
+          throw new Error('undone');
+        }),
+        /undone/,
+      );
+      assert.equal(await value(), 12);
+    }
+    // A statement failing in the first write leaves no transaction open behind it.
+    const duplicate = (tx: Parameters<Parameters<Database['transaction']>[0]>[0]) =>
+      sql`insert into u values (${1}, ${0})`.execute(tx);
+    for (let i = 0; i < 6; i++) {
+      await assert.rejects(
+        database.transaction(async (tx) => duplicate(tx)),
+        { code: '23505' },
+      );
+      assert.equal(await value(), 12);
+    }
+    // A transaction that sends nothing, then statements outside any transaction.
+    assert.equal(await database.transaction(async () => 'nothing'), 'nothing');
+    await sql`update u set n = ${5} where id = ${1}`.execute(database.db);
+    const status = await sql<{ open: boolean }>`select now() <> statement_timestamp() as open`.execute(
+      database.db,
+    );
+    assert.deepEqual(status.rows, [{ open: false }]);
+    assert.equal(await value(), 5);
+  });
 });

@@ -139,6 +139,7 @@ function openPostgres(url: string): Database {
   pool.on('error', () => {});
   const statements = new StatementNames();
   pool.on('connect', (client) => statements.install(client));
+  pool.on('release', (_err, client) => statements.released(client));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   let closed = false;
   return {
