@@ -74,6 +74,28 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('the lowest price is the cheapest copy on offer: not a seller on vacation, not an empty offer', async () => {
+      const shelf = await createProduct(server, { enName: 'Vacationing Frontmoth' });
+      const empty = await createProduct(server, { enName: 'Unoffered Frontmoth' });
+      const away = await createTrader(server, { name: 'frontaway', country: 'D' });
+      await offer(server, seller.user, { product: shelf, price: 640 });
+      await offer(server, away.user, { product: shelf, price: 120 });
+      await offer(server, away.user, { product: empty, price: 90 });
+      await server.services.database.db
+        .updateTable('users')
+        .set({ onVacation: 1 })
+        .where('idUser', '=', away.user.idUser)
+        .execute();
+      const anon = new WebClient(server);
+      assert.match((await anon.get(`/products/${shelf.idProduct}`)).text, /data-price="lowest">€6\.40</);
+      const none = await anon.get(`/products/${empty.idProduct}`);
+      assert.doesNotMatch(none.text, /data-price="lowest"/);
+      assert.match(textOf(none.text), /No copies on offer yet/);
+      const found = textOf((await anon.get('/cards?search=Frontmoth')).text);
+      assert.match(found, /from €6\.40/);
+      assert.doesNotMatch(found, /from €0\.90|from €1\.20/);
+    });
+
     it('Buy and pay: one step when the balance covers the total; the API lists the orders paid', async () => {
       const buyer = await webTrader(server, { name: 'frontpayer', country: 'FR', balanceCents: 10_000 });
       const dear = await offer(server, seller.user, { product: card, price: 2_000 });
