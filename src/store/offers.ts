@@ -284,12 +284,25 @@ export async function lowestPrices(db: Executor, idProducts: number[]): Promise<
   return out;
 }
 
+// Per product, the first offer of its `articles_offers` walk (cheapest first), not `min(price)`
+// grouped by product: that reads every offer of the product (1,500 of the benchmark's hot product,
+// about half a millisecond, a sixth of its page) where this stops at the first seller not on
+// vacation.
 const lowestPriceRows = preparedBySize(
   (db: Executor, idProducts: number[]) =>
-    offers(db)
-      .where('a.idProduct', 'in', idProducts)
-      .groupBy('a.idProduct')
-      .select((eb) => ['a.idProduct', eb.fn.min<number | null>('a.price').as('price')])
+    db
+      .selectFrom('products as p')
+      .where('p.idProduct', 'in', idProducts)
+      .select([
+        'p.idProduct',
+        offers(db)
+          .where('a.idProduct', '=', sql.ref<number>('p.idProduct'))
+          .select('a.price')
+          .orderBy('a.price')
+          .limit(sql.lit(1))
+          .$asScalar()
+          .as('price'),
+      ])
       .compile(),
   (idProducts) => idProducts.length,
   (idProducts) => idProducts,
