@@ -53,10 +53,7 @@ for (const dialect of DIALECTS) {
       assert.equal(pics.length, 1);
       // The name is written beside the thumbnail in the same link: its alt text is empty.
       assert.equal(pics[0]![2], '');
-      assert.match(
-        found.text,
-        /<img class="thumb" [^>]*alt=""[^>]*> <span>Glimmering Frontdrake<\/span><\/a>/,
-      );
+      assert.match(found.text, /<img class="thumb" [^>]*alt=""[^>]*> <span>Glimmering Frontdrake<\/span><\/a>/);
       assert.match(textOf(found.text), /from €9\.90/);
 
       const product = await anon.get(`/products/${card.idProduct}`);
@@ -113,10 +110,7 @@ for (const dialect of DIALECTS) {
       const cart = await buyer.web.get('/cart');
       assert.match(cart.text, /id="buy-and-pay">Buy and pay €/);
       // The cart line has the card's picture; emptying asks first.
-      assert.match(
-        cart.text,
-        /<img class="thumb" [^>]*alt=""[^>]*><a href="\/products\/\d+">Glimmering Frontdrake<\/a>/,
-      );
+      assert.match(cart.text, /<img class="thumb" [^>]*alt=""[^>]*><a href="\/products\/\d+">Glimmering Frontdrake<\/a>/);
       assert.match(cart.text, /<details class="confirm" id="empty-cart">/);
       const total = Number(/id="grand-total"><strong>€([\d.]+)</.exec(cart.text)![1]) * 100;
 
