@@ -62,10 +62,7 @@ export interface PageContext {
   country(code: string | null | undefined): string;
   /**
    * A product's picture as an `<img>` (HTML, its alt text escaped): a thumbnail in lists, `large`
-   * on the product page (docs/using-the-website.md, "Card pictures"). `alt` is the product's name
-   * where the picture stands apart from it (the product page), and '' where the name is written
-   * right beside it in the same link, cell or heading: a screen reader would read it twice (axe's
-   * `image-redundant-alt`).
+   * on the product page (docs/using-the-website.md, "Card pictures").
    */
   picture(product: PictureOf, alt: string, size?: 'thumb' | 'large'): string;
 }
