@@ -71,7 +71,7 @@ export interface PageContext {
    * returns a placeholder for it; `render` puts the part back as bytes. A page's text is otherwise
    * one string of 100 KB (the product page's 100 offers), which V8 allocates whole when it is
    * encoded: as a large object, fresh memory every time, whose page faults alone cost more than
-   * rendering the page's offers (docs/performance.md, "product page").
+   * rendering the page's offers (docs/performance.md, "the page's one big string").
    */
   aside(html: string): string;
 }
