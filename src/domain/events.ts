@@ -62,6 +62,7 @@ export class EventDispatcher {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
   private stopping = false;
+  private holds = 0;
 
   constructor(
     private readonly ctx: DomainContext,
@@ -231,9 +232,26 @@ export class EventDispatcher {
     return claimed;
   }
 
+  /**
+   * Keeps the periodic pass from starting until the returned function is called: a server's market
+   * yields to requests between its actions, and delivers the outbox itself at the end of its step,
+   * so that the handlers still run at the same point of every step (an explicit `deliverPending`
+   * is not held).
+   */
+  hold(): () => void {
+    this.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds--;
+    };
+  }
+
   start(intervalMs = 500): void {
     if (this.timer) return;
     this.timer = setInterval(() => {
+      if (this.holds > 0) return;
       this.deliverPending().catch(() => {});
     }, intervalMs);
     this.timer.unref();

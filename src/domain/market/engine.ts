@@ -147,6 +147,13 @@ export interface MarketRunOptions {
   control?: () => Promise<'run' | 'pause' | 'stop'>;
   /** Waits between steps (the server's `--speed`); none in `market run`. */
   pace?: (stepMs: number) => Promise<void>;
+  /**
+   * Awaited before each trader's turn and each action (the server's market: one macrotask, so a
+   * request waits for one action at most, never a whole step); none in `market run`.
+   */
+  between?: () => Promise<void>;
+  /** Keeps other outbox passes off during a step (released before the step's own delivery). */
+  holdDeliveries?: () => () => void;
 }
 
 export interface MarketRunSummary {
@@ -172,6 +179,7 @@ export class Market {
   private day = 0;
   private step = 0;
   private actionCount = 0;
+  private between: (() => Promise<void>) | undefined;
 
   constructor(
     private readonly ctx: MarketContext,
@@ -219,6 +227,7 @@ export class Market {
     detail: Record<string, unknown>,
     fn: () => Promise<T>,
   ): Promise<T | undefined> {
+    if (this.between) await this.between();
     const started = performance.now();
     try {
       const result = await fn();
@@ -339,6 +348,7 @@ export class Market {
     const known = new Map((await marketTraders(db)).map((t) => [t.name, t]));
     for (const spec of this.scenario.traders) {
       for (let i = 1; i <= spec.count; i++) {
+        if (this.between) await this.between();
         const name = `${this.scenario.name}-${spec.kind}-${i}`;
         const stream = new Stream(this.seed, name);
         let idUser: number;
@@ -895,6 +905,7 @@ export class Market {
   private async payday(): Promise<void> {
     for (const t of this.traders) {
       if (!BUYER_KINDS.includes(t.kind)) continue;
+      if (this.between) await this.between();
       const balance = await userBalance(this.ctx.database.db, t.idUser);
       if (balance >= t.spec.budget / 2) continue;
       const cents = t.spec.budget - balance;
@@ -921,6 +932,7 @@ export class Market {
   async run(options: Omit<MarketRunOptions, 'scenario' | 'seed'>): Promise<MarketRunSummary> {
     assertSandbox(this.ctx);
     const { days } = options;
+    this.between = options.between;
     const stepMs = DAY / this.scenario.stepsPerDay;
     const start = this.clock.now();
     const state: MarketState = {
@@ -955,12 +967,19 @@ export class Market {
           }
         }
         this.step = this.day * this.scenario.stepsPerDay + s;
-        await this.clock.set(start + this.step * stepMs);
-        if (s === 0) await this.applyShocks();
-        this.evolveValues();
-        await sweepExpiredReservations(this.ctx);
-        for (const t of this.orderStream.shuffle(this.traders)) {
-          if (t.stream.chance(t.spec.activity)) await this.act(t);
+        const release = options.holdDeliveries?.();
+        try {
+          await this.clock.set(start + this.step * stepMs);
+          if (s === 0) await this.applyShocks();
+          this.evolveValues();
+          await sweepExpiredReservations(this.ctx);
+          for (const t of this.orderStream.shuffle(this.traders)) {
+            if (!t.stream.chance(t.spec.activity)) continue;
+            if (this.between) await this.between();
+            await this.act(t);
+          }
+        } finally {
+          release?.();
         }
         // The outbox is delivered at the end of each step, in this process, so what the handlers
         // do (price guides, user events, want alerts) happens at the same point of every run.

@@ -1,4 +1,5 @@
 import { OffsetClock } from '../../clock.js';
+import type { EventDispatcher } from '../events.js';
 import { CLOCK_OFFSET } from '../../store/faults.js';
 import { getSetting, putSetting } from '../../store/settings.js';
 import {
@@ -15,14 +16,20 @@ import type { Scenario } from './scenario.js';
  * so that `speed` marketplace seconds pass per real second, beside the requests. It moves the
  * sandbox clock (the shared offset, so the CLI and other processes see the market's time), keeps
  * any jump `clock advance` made meanwhile, and obeys `market pause|resume|stop` between steps.
+ * It never holds the event loop for more than one action: it yields a macrotask before each, so a
+ * request waits for at most one action (a step of 1,000 traders is a dozen); the server's periodic
+ * outbox pass is held during a step, which delivers its own events at its end as in `market run`.
  */
 export interface ServerMarket {
   done: Promise<MarketRunSummary | undefined>;
   stop(): Promise<void>;
 }
 
+/** One turn of the event loop: the requests that arrived meanwhile are read before the next action. */
+const nextMacrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export function startServerMarket(
-  ctx: MarketContext,
+  ctx: MarketContext & { events: Pick<EventDispatcher, 'deliverPending' | 'hold'> },
   options: { scenario: Scenario; seed: string; days: number; speed: number },
   onError: (err: unknown) => void,
 ): ServerMarket {
@@ -53,6 +60,8 @@ export function startServerMarket(
   let last = Date.now();
   const done = runMarket(ctx, marketClock, {
     ...options,
+    between: nextMacrotask,
+    holdDeliveries: () => ctx.events.hold(),
     control: async () => {
       if (stopping) return 'stop';
       const text = await getSetting(db, MARKET_STATE_SETTING);
