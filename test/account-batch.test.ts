@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { sendMessage } from '../src/domain/messages.js';
 import { findAccount } from '../src/store/accounts.js';
+import type { User } from '../src/store/schema.js';
 import { createTestUser, describeUnless, NO_POSTGRES, startTestServer, type TestServer } from './helpers.js';
 
 /**
@@ -22,9 +23,9 @@ describeUnless(NO_POSTGRES, 'account reads batched per turn (postgres)', () => {
 
   it('answers each read as a read of its own', async () => {
     const db = server.services.database.db;
-    const users = [];
+    const users: User[] = [];
     for (let i = 0; i < 5; i++) users.push(await createTestUser(server));
-    const [a, b, c] = users as [(typeof users)[0], (typeof users)[0], (typeof users)[0]];
+    const [a, b, c] = users as [User, User, User];
     // Unread messages for b (two) and c (one), so a counter read for the wrong user shows.
     await sendMessage(server.services, a.idUser, b.idUser, 'one');
     await sendMessage(server.services, c.idUser, b.idUser, 'two');
@@ -50,7 +51,7 @@ describeUnless(NO_POSTGRES, 'account reads batched per turn (postgres)', () => {
 
   it('reads more users than one statement carries', async () => {
     const db = server.services.database.db;
-    const users = [];
+    const users: User[] = [];
     for (let i = 0; i < 70; i++) users.push(await createTestUser(server));
     const batched = await Promise.all(users.map((u) => findAccount(db, u.idUser)));
     assert.deepEqual(
