@@ -11,7 +11,7 @@
  * whose baseline stayed well below that capacity (another process took the core, or the generator
  * limited the baseline: either way that round's ratio is flattering).
  *
- * Options: --only <substring> (scenarios whose name contains it), --rounds N (5), --seconds S (4),
+ * Options: --only <substring> (scenarios whose name contains it; --exact: the whole name), --rounds N (5), --seconds S (4),
  * --connections C (50), --warmup S (2), --dialect sqlite|postgres (sqlite; postgres runs on a fresh
  * schema of TEST_POSTGRES_URL), --generator wrk|autocannon (wrk where installed). A scenario may
  * start its server with extra arguments (`serverArgs`: the living market's `--market … --speed 60`)
@@ -38,6 +38,7 @@ import { scenarios } from './scenarios/index.js';
 const { values: opts } = parseArgs({
   options: {
     only: { type: 'string' },
+    exact: { type: 'boolean', default: false },
     rounds: { type: 'string', default: '5' },
     seconds: { type: 'string', default: '4' },
     connections: { type: 'string', default: '50' },
@@ -59,6 +60,7 @@ again; rounds whose baseline falls below 0.75 of it are flagged ⚠.
 
 Options:
   --only <text>            scenarios whose name contains <text>
+  --exact                  with --only: the scenario whose whole name is <text>
   --rounds N               rounds per scenario (5)
   --seconds S              seconds per round (4)
   --warmup S               warm-up seconds (2)
@@ -778,7 +780,9 @@ async function runSequential(
   );
 }
 
-const selected = scenarios.filter((s) => !opts.only || s.name.includes(opts.only));
+const selected = scenarios.filter(
+  (s) => !opts.only || (opts.exact ? s.name === opts.only : s.name.includes(opts.only)),
+);
 console.log(
   `cardbazaar benchmarks: ${selected.length} scenario(s) on ${dialect}${hasTaskset ? ', servers on core 1, load on core 0' : ''}, ` +
     `load by ${generator === 'wrk' ? 'wrk' : 'autocannon'} (requests signed before each round)` +

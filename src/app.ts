@@ -203,6 +203,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   // database; production has neither, and pays nothing for them.
   const control =
     config.mode === 'sandbox' ? new SandboxControl(services, () => resetAfterRestore(services)) : undefined;
+  app.decorateRequest('credentialsVersion', undefined);
 
   // What every request goes through first, in this order, as one hook (each hook Fastify runs costs
   // its iteration on every request): counted in flight until its response closes, the CORS headers
@@ -230,7 +231,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       answerUnrouted(request, reply);
       return;
     }
-    if (control && request.url !== '/healthz') control.checkThen(done);
+    if (control && request.url !== '/healthz') control.checkThen(request, done);
     else done();
   });
   /** A 405 with `Allow` when the path takes other methods, else a 404: a page's, or the API's. */

@@ -137,7 +137,8 @@ export async function authenticate(
   const db = services.database.db;
   // Read before any credential row: rows read after it are at least this fresh, so an entry
   // checked at this version has seen every revocation the version has.
-  const credentialsVersion = await services.credentialsVersion.current();
+  // The sandbox's control rows carry it, read after this request arrived too (`control.ts`).
+  const credentialsVersion = request.credentialsVersion ?? (await services.credentialsVersion.current());
   const now = services.wallClock.now();
   const appToken = params.get('oauth_consumer_key')!;
   let appEntry = cachedApp(appToken, now);

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { OffsetClock } from '../clock.js';
 import { createLimitStore } from '../limits/create-store.js';
 import { MemoryLimitStore } from '../limits/memory-store.js';
@@ -7,6 +8,13 @@ import { type FaultRule, faultRule } from '../domain/faults.js';
 import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
 import { type ControlRows, listFaults, readControlRows } from '../store/faults.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The credentials version the sandbox's control rows brought, read after this request arrived. */
+    credentialsVersion: string | undefined;
+  }
+}
 
 /**
  * What the sandbox's operator commands tell every running server through the database they share,
@@ -32,6 +40,8 @@ export class SandboxControl {
   private waiting: Array<(rows: ControlRows | undefined, err?: Error) => void> = [];
   /** The callback hooks of this turn, each let through (or handed the error) once the rows are read. */
   private hooks: Array<(err?: Error) => void> = [];
+  /** The requests of those hooks, in the same order. */
+  private hookRequests: FastifyRequest[] = [];
   private scheduled = false;
   private faultsVersion: string | undefined;
   private generation: string | undefined;
@@ -63,8 +73,10 @@ export class SandboxControl {
     this.scheduled = false;
     const waiting = this.waiting;
     const hooks = this.hooks;
+    const hookRequests = this.hookRequests;
     this.waiting = [];
     this.hooks = [];
+    this.hookRequests = [];
     const answer = (rows: ControlRows | undefined, err?: Error) => {
       for (const w of waiting) {
         // One request's failure must not leave the others of the batch waiting for ever.
@@ -74,9 +86,9 @@ export class SandboxControl {
           this.services.log.error({ err: thrown }, 'sandbox control: a waiting request failed');
         }
       }
-      for (const done of hooks) {
+      for (let i = 0; i < hooks.length; i++) {
         try {
-          this.hookAnswer(done, rows, err);
+          this.hookAnswer(hooks[i]!, hookRequests[i]!, rows, err);
         } catch (thrown) {
           this.services.log.error({ err: thrown }, 'sandbox control: a waiting request failed');
         }
@@ -104,12 +116,18 @@ export class SandboxControl {
    * `check` for a callback hook: `done` once this server is up to date. When nothing changed (nearly
    * always) the request waits as its own `done` in the batch, with no promise or closure of its own.
    */
-  checkThen(done: (err?: Error) => void): void {
+  checkThen(request: FastifyRequest, done: (err?: Error) => void): void {
     this.hooks.push(done);
+    this.hookRequests.push(request);
     this.schedule();
   }
 
-  private hookAnswer(done: (err?: Error) => void, rows: ControlRows | undefined, err?: Error): void {
+  private hookAnswer(
+    done: (err?: Error) => void,
+    request: FastifyRequest,
+    rows: ControlRows | undefined,
+    err?: Error,
+  ): void {
     if (err) return done(err);
     if (
       rows!.restorePendingUntil > this.services.wallClock.now() ||
@@ -119,6 +137,9 @@ export class SandboxControl {
       this.settle(rows!).then(() => done(), done);
       return;
     }
+    // Read after the request arrived, as `CredentialsVersion` reads it: authentication takes it
+    // instead of a statement of its own (not after a reload above, which may have replaced the data).
+    request.credentialsVersion = rows!.credentialsVersion;
     done();
   }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor } from './db.js';
+import { CREDENTIALS_VERSION } from './apps.js';
 import { prepared } from './prepared.js';
 import type { Fault, FaultsTable } from './schema.js';
 import { putSetting } from './settings.js';
@@ -46,9 +47,9 @@ async function bumpFaultsVersion(db: Executor): Promise<void> {
 export const CLOCK_OFFSET = 'clockOffsetMs';
 
 const controlQuery = prepared(
-  (db, a: string, b: string, c: string, d: string) =>
-    db.selectFrom('settings').select(['key', 'value']).where('key', 'in', [a, b, c, d]),
-  ['', '', '', ''],
+  (db, a: string, b: string, c: string, d: string, e: string) =>
+    db.selectFrom('settings').select(['key', 'value']).where('key', 'in', [a, b, c, d, e]),
+  ['', '', '', '', ''],
 );
 
 export interface ControlRows {
@@ -58,22 +59,36 @@ export interface ControlRows {
   restorePendingUntil: number;
   /** The sandbox clock's offset: every worker follows a `clock advance` from its next request. */
   clockOffsetMs: number;
+  /**
+   * The credentials version (`readCredentialsVersion`), read in the same statement: the requests
+   * this read let through take it instead of reading it again (`authenticate.ts`).
+   */
+  credentialsVersion: string;
 }
 
-/** The four rows a sandbox server reads (for all the requests of one event-loop turn). */
+/** The five rows a sandbox server reads (for all the requests of one event-loop turn). */
 export async function readControlRows(db: Executor): Promise<ControlRows> {
-  const rows = await controlQuery(db, FAULTS_VERSION, DATA_GENERATION, RESTORE_PENDING, CLOCK_OFFSET);
+  const rows = await controlQuery(
+    db,
+    FAULTS_VERSION,
+    DATA_GENERATION,
+    RESTORE_PENDING,
+    CLOCK_OFFSET,
+    CREDENTIALS_VERSION,
+  );
   const out: ControlRows = {
     faultsVersion: '',
     dataGeneration: '',
     restorePendingUntil: 0,
     clockOffsetMs: 0,
+    credentialsVersion: '',
   };
   for (const row of rows) {
     if (row.key === FAULTS_VERSION) out.faultsVersion = row.value;
     else if (row.key === DATA_GENERATION) out.dataGeneration = row.value;
     else if (row.key === RESTORE_PENDING) out.restorePendingUntil = Number(row.value) || 0;
     else if (row.key === CLOCK_OFFSET) out.clockOffsetMs = Number(row.value) || 0;
+    else if (row.key === CREDENTIALS_VERSION) out.credentialsVersion = row.value;
   }
   return out;
 }
