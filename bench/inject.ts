@@ -196,11 +196,18 @@ async function run(scenario: Scenario): Promise<void> {
       // the requests of one event-loop turn (the nonce batch, the control rows) is shared here too.
       const worker = async () => {
         while (next < batch.length) {
-          const res = await app.inject(batch[next++]!);
+          // As a stream: light-my-request otherwise decodes every body into a string, which a server
+          // never does (1.3 ms of a 170 kB page of offers holding a few accented names, on Node 20).
+          const res = await app.inject({ ...batch[next++]!, payloadAsStream: true });
+          const chunks: Buffer[] = [];
+          for await (const chunk of res.stream()) chunks.push(chunk as Buffer);
           if (res.statusCode < 200 || res.statusCode >= 300) {
-            throw new Error(`${scenario.name}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+            throw new Error(
+              `${scenario.name}: ${res.statusCode} ${Buffer.concat(chunks).toString().slice(0, 300)}`,
+            );
           }
-          bytes = res.rawPayload.length;
+          bytes = 0;
+          for (const chunk of chunks) bytes += chunk.length;
         }
       };
       await Promise.all(Array.from({ length: concurrency }, worker));

@@ -206,8 +206,10 @@ export function toXml(tree: Tree): string {
  * does for short buffers: copying each answer out into a buffer of its own cost more than writing
  * a thread of 40 messages (9.6 kB). A full slab is left to the views of it and a new one begun.
  * An answer that outgrows half a slab (a page of 100 offers is about 170 kB, of 100 orders 370 kB)
- * moves to `large`, kept from answer to answer and grown as needed, and is copied out at the end:
- * moving such answers from slab to ever larger fresh buffers cost the orders page more than the copy.
+ * moves to `large`, kept from answer to answer and grown as needed: moving such answers from slab
+ * to ever larger fresh buffers cost the orders page more than a copy. An answer filling half of
+ * `large` or more is handed out in it, and the next one written in a fresh buffer of the same size;
+ * a smaller one is copied out.
  */
 const SLAB = 1 << 16;
 let slab: Buffer = Buffer.allocUnsafeSlow(SLAB);
@@ -487,6 +489,32 @@ export class XmlWriter {
     this.at = at + close.length;
   }
 
+  /**
+   * An element of an amount of cents from 0 to 2^31 - 1: `open`, the euros' digits, a point, two
+   * digits, `close`, as `formatCents` writes it (one call instead of five, two of them to copy a
+   * point: a page of 100 offers writes 200 prices).
+   */
+  centsIn(open: Uint8Array, cents: number, close: Uint8Array): void {
+    const euros = Math.floor(cents / 100);
+    const rest = cents % 100;
+    let digits = 1;
+    for (let t = euros; t >= 10; t = (t / 10) | 0) digits++;
+    const most = open.length + digits + 3 + close.length;
+    if (this.at + most > this.buf.length) this.grow(most);
+    const buf = this.buf;
+    let at = this.at;
+    buf.set(open, at);
+    at += open.length;
+    for (let k = at + digits - 1, v = euros; k >= at; k--, v = (v / 10) | 0) buf[k] = 0x30 + (v % 10);
+    at += digits;
+    buf[at] = 0x2e; /* . */
+    buf[at + 1] = 0x30 + ((rest / 10) | 0);
+    buf[at + 2] = 0x30 + (rest % 10);
+    at += 3;
+    buf.set(close, at);
+    this.at = at + close.length;
+  }
+
   /** Where the answer has come to: with `again`, the bytes written since are written again. */
   mark(): number {
     return this.at - start;
@@ -552,7 +580,16 @@ export function toXmlBuffer(tree: Tree): Buffer {
     start = at;
     return answer;
   }
-  const answer = Buffer.from(large.subarray(0, at));
+  let answer: Buffer;
+  if (at >= large.length >> 1) {
+    // A copy into a fresh buffer (`Buffer.from`, zeroed first) was a tenth of a page of 100 offers
+    // in a CPU profile; a buffer from `allocUnsafeSlow` is not zeroed.
+    answer = large.subarray(0, at);
+    large = Buffer.allocUnsafeSlow(large.length);
+  } else {
+    answer = Buffer.allocUnsafeSlow(at);
+    large.copy(answer, 0, 0, at);
+  }
   scratch = slab;
   scratchWords = wordsOf(slab);
   start = slabStart;

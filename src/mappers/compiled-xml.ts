@@ -95,18 +95,10 @@ export function intTo(out: XmlWriter, t: Tag, value: unknown): void {
 export const boolTo = (out: XmlWriter, t: Tag, value: boolean): void =>
   out.bytes(value ? t.bytes.isTrue : t.bytes.isFalse);
 
-const POINT = xmlBytes('.');
-const POINT_ZERO = xmlBytes('.0');
-
 /** `moneyXml`: cents as digits, a point and two digits, without a string. */
 export function moneyTo(out: XmlWriter, t: Tag, cents: number | null | undefined): void {
   if (typeof cents === 'number' && cents >= 0 && cents <= 0x7fffffff && (cents | 0) === cents) {
-    out.bytes(t.bytes.open);
-    out.number(Math.floor(cents / 100));
-    const rest = cents % 100;
-    out.bytes(rest < 10 ? POINT_ZERO : POINT);
-    out.number(rest);
-    out.bytes(t.bytes.close);
+    out.centsIn(t.bytes.open, cents, t.bytes.close);
   } else out.markup(moneyXml(t, cents));
 }
 

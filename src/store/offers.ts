@@ -201,25 +201,39 @@ const productOfferCountAfter = prepared(
 // for the name in the article's language, and are read once (`productFactsByLanguage`).
 const packedArticle = packedRow<Article>(ARTICLE_PACKED);
 
+// The rows are joined to the walk's ids in the walk's order, with no ORDER BY of their own: as
+// `idArticle in (…)` sorted again (a temporary B-tree on SQLite), the statement cost an eighth more.
+// The order is checked after unpacking (`inOfferOrder`), so no dialect's plan can change it.
 const productOfferPage = preparedFirst<string, [idProduct: number, limit: number, offset: number]>(
   (db, idProduct, limit, offset) =>
     db
-      .selectFrom('articles as a')
-      .select(packedArticle.select().as('packed'))
-      .where('a.idArticle', 'in', (eb) =>
-        offers(eb as unknown as Executor)
+      .selectFrom(
+        offers(db)
           .select('a.idArticle')
           .where('a.idProduct', '=', idProduct)
           .orderBy('a.price')
           .orderBy('a.idArticle')
           .limit(pageBound(limit))
-          .offset(pageBound(offset)),
+          .offset(pageBound(offset))
+          .as('o'),
       )
-      .orderBy('a.price')
-      .orderBy('a.idArticle'),
+      .innerJoin('articles as a', 'a.idArticle', 'o.idArticle')
+      .select(packedArticle.select().as('packed')),
   [0, 0, 0],
   'packed',
 );
+
+/** Sorts views cheapest first, ties by id, unless they already are (as the page's rows come). */
+function inOfferOrder(views: ArticleView[]): ArticleView[] {
+  for (let i = 1; i < views.length; i++) {
+    const a = views[i - 1]!;
+    const b = views[i]!;
+    if (a.price > b.price || (a.price === b.price && a.idArticle > b.idArticle)) {
+      return views.sort((x, y) => x.price - y.price || x.idArticle - y.idArticle);
+    }
+  }
+  return views;
+}
 
 /** The rare article whose texts hold the packing's separator, read the ordinary way. */
 const articleById = prepared(
@@ -269,7 +283,7 @@ export async function productOfferViews(
     view.product = factsIn(view.idLanguage);
     views.push(view);
   }
-  return views;
+  return inOfferOrder(views);
 }
 
 /**
