@@ -1,4 +1,5 @@
 import type { Executor } from './db.js';
+import { prepared } from './prepared.js';
 import type {
   MarketActionsTable,
   MarketTradersTable,
@@ -157,15 +158,30 @@ export async function traderOrders(
   role: 'buyer' | 'seller',
   states: OrderState[],
 ): Promise<Order[]> {
-  return db
-    .selectFrom('orders')
-    .selectAll()
-    .where(role === 'buyer' ? 'idBuyer' : 'idSeller', '=', idUser)
-    .where('state', 'in', states)
-    .where('wasMergedInto', 'is', null)
-    .orderBy('idOrder')
-    .execute();
+  // Compiled once per role and number of states: the market asks a few times per action.
+  const key = `${role}:${states.length}`;
+  let read = traderOrderReads.get(key);
+  if (!read) {
+    read = prepared(
+      (d, id: number, ...ofStates: OrderState[]) =>
+        d
+          .selectFrom('orders')
+          .selectAll()
+          .where(role === 'buyer' ? 'idBuyer' : 'idSeller', '=', id)
+          .where('state', 'in', ofStates)
+          .where('wasMergedInto', 'is', null)
+          .orderBy('idOrder'),
+      [0, ...states.map((): OrderState => 'paid')],
+    );
+    traderOrderReads.set(key, read);
+  }
+  return read(db, idUser, ...states);
 }
+
+const traderOrderReads = new Map<
+  string,
+  (db: Executor, idUser: number, ...states: OrderState[]) => Promise<Order[]>
+>();
 
 export async function isEvaluated(db: Executor, idOrder: number): Promise<boolean> {
   const row = await db
@@ -176,11 +192,14 @@ export async function isEvaluated(db: Executor, idOrder: number): Promise<boolea
   return row !== undefined;
 }
 
+const balanceOf = prepared(
+  (db, idUser: number) =>
+    db.selectFrom('users').select(['moneyBalance', 'bonusBalance']).where('idUser', '=', idUser),
+  [0],
+);
+
 export async function userBalance(db: Executor, idUser: number): Promise<number> {
-  const row = await db
-    .selectFrom('users')
-    .select(['moneyBalance', 'bonusBalance'])
-    .where('idUser', '=', idUser)
-    .executeTakeFirstOrThrow();
+  const row = (await balanceOf(db, idUser))[0];
+  if (!row) throw new Error(`no user ${idUser}`);
   return row.moneyBalance + row.bonusBalance;
 }

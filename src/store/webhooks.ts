@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Database, Executor } from './db.js';
-import { preparedBySize } from './prepared.js';
+import { prepared, preparedBySize } from './prepared.js';
 import type { UserEvent, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './schema.js';
 
 /** Webhook endpoints, their deliveries and attempts (docs/api.md, "Events and webhooks"). */
@@ -103,14 +103,19 @@ export async function endpointsHearing(
 
 /** Whether any endpoint is enabled at all: most marketplaces have none, and skip the fan-out. */
 export async function anyEnabledEndpoint(db: Executor): Promise<boolean> {
-  const row = await db
-    .selectFrom('webhookEndpoints')
-    .select('idEndpoint')
-    .where('enabled', '=', 1)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+  return (await enabledEndpoint(db)).length > 0;
 }
+
+// Compiled once: the outbox asks for every event it derives public events from.
+const enabledEndpoint = prepared(
+  (db) =>
+    db
+      .selectFrom('webhookEndpoints')
+      .select('idEndpoint')
+      .where('enabled', '=', sql.lit(1))
+      .limit(sql.lit(1)),
+  [],
+);
 
 export async function insertDeliveries(
   db: Executor,
