@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, sql } from 'kysely';
 import { directSqlite, type Executor } from './db.js';
 import { prepared, preparedBySize } from './prepared.js';
-import type { User } from './schema.js';
+import type { DB, User } from './schema.js';
 
 /** The account's numbers that live in other features' tables. */
 export interface AccountCounters {
@@ -59,40 +59,55 @@ const ACCOUNT_COLUMNS = [
 /** The user as the account loads them. */
 export type AccountUser = Omit<User, 'passwordHash' | 'company' | 'unsentShipments'>;
 
+type AccountEb = ExpressionBuilder<DB & { u: DB['users'] }, 'u'>;
+
+/**
+ * The three counters of the account, each answered by an index (reservations by buyer,
+ * messages_unread, the partial orders_by_buyer_state), for the user each argument names: a
+ * statement's parameter, or the row's own `u.idUser` when several users are read at once.
+ */
+function counterColumns(
+  eb: AccountEb,
+  idBuyer: number | Expression<number>,
+  idReceiver: number | Expression<number>,
+  idOrderBuyer: number | Expression<number>,
+) {
+  return [
+    eb
+      .selectFrom('reservationArticles as ra')
+      .innerJoin('reservations as r', 'r.idReservation', 'ra.idReservation')
+      .select(sql<number>`coalesce(sum(ra."count"), 0)`.as('n'))
+      .where('r.idBuyer', '=', idBuyer)
+      .as('c_articlesInShoppingCart'),
+    eb
+      .selectFrom('messages')
+      .select(eb.fn.countAll<number>().as('n'))
+      .where('messages.idReceiver', '=', idReceiver)
+      .where('unread', '=', sql.lit(1))
+      // A message the receiver deleted is gone from their side, read or not.
+      .where('receiverDeleted', '=', sql.lit(0))
+      .as('c_unreadMessages'),
+    eb
+      .selectFrom('orders')
+      .select(sql<number>`coalesce(sum("totalValue"), 0)`.as('n'))
+      .where('orders.idBuyer', '=', idOrderBuyer)
+      .where('state', '=', sql.lit('bought'))
+      .where('wasMergedInto', 'is', null)
+      .as('c_unpaidAmount'),
+  ] as const;
+}
+
 /**
  * GET /account is the API's hot path: the user's row and the three counters come from one
- * statement, compiled once, each counter answered by an index (reservations by buyer,
- * messages_unread, the partial orders_by_buyer_state). The literals stay literals so the prepared
- * statement takes exactly the user's id, four times.
+ * statement, compiled once. The literals stay literals so the prepared statement takes exactly the
+ * user's id, four times.
  */
 const accountRow = prepared(
   (db, idUser: number, idBuyer: number, idReceiver: number, idOrderBuyer: number) =>
     db
       .selectFrom('users as u')
       .select(ACCOUNT_COLUMNS)
-      .select((eb) => [
-        eb
-          .selectFrom('reservationArticles as ra')
-          .innerJoin('reservations as r', 'r.idReservation', 'ra.idReservation')
-          .select(sql<number>`coalesce(sum(ra."count"), 0)`.as('n'))
-          .where('r.idBuyer', '=', idBuyer)
-          .as('c_articlesInShoppingCart'),
-        eb
-          .selectFrom('messages')
-          .select(eb.fn.countAll<number>().as('n'))
-          .where('idReceiver', '=', idReceiver)
-          .where('unread', '=', sql.lit(1))
-          // A message the receiver deleted is gone from their side, read or not.
-          .where('receiverDeleted', '=', sql.lit(0))
-          .as('c_unreadMessages'),
-        eb
-          .selectFrom('orders')
-          .select(sql<number>`coalesce(sum("totalValue"), 0)`.as('n'))
-          .where('idBuyer', '=', idOrderBuyer)
-          .where('state', '=', sql.lit('bought'))
-          .where('wasMergedInto', 'is', null)
-          .as('c_unpaidAmount'),
-      ])
+      .select((eb) => counterColumns(eb, idBuyer, idReceiver, idOrderBuyer))
       .where('u.idUser', '=', idUser),
   [0, 0, 0, 0],
 );
@@ -107,28 +122,10 @@ const accountRows = preparedBySize(
     db
       .selectFrom('users as u')
       .select(ACCOUNT_COLUMNS)
-      .select((eb) => [
-        eb
-          .selectFrom('reservationArticles as ra')
-          .innerJoin('reservations as r', 'r.idReservation', 'ra.idReservation')
-          .select(sql<number>`coalesce(sum(ra."count"), 0)`.as('n'))
-          .whereRef('r.idBuyer', '=', 'u.idUser')
-          .as('c_articlesInShoppingCart'),
-        eb
-          .selectFrom('messages')
-          .select(eb.fn.countAll<number>().as('n'))
-          .whereRef('messages.idReceiver', '=', 'u.idUser')
-          .where('unread', '=', sql.lit(1))
-          .where('receiverDeleted', '=', sql.lit(0))
-          .as('c_unreadMessages'),
-        eb
-          .selectFrom('orders')
-          .select(sql<number>`coalesce(sum("totalValue"), 0)`.as('n'))
-          .whereRef('orders.idBuyer', '=', 'u.idUser')
-          .where('state', '=', sql.lit('bought'))
-          .where('wasMergedInto', 'is', null)
-          .as('c_unpaidAmount'),
-      ])
+      .select((eb) => {
+        const row = eb.ref('u.idUser');
+        return counterColumns(eb, row, row, row);
+      })
       .where('u.idUser', 'in', ids)
       .compile(),
   (ids) => ids.length,
